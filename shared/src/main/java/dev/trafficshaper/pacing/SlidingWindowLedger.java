@@ -1,0 +1,105 @@
+package dev.trafficshaper.pacing;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * The net charges of the last 60 seconds in one quota dimension, each attributed to the moment it
+ * was admitted.
+ *
+ * <p>Why attribute a refund to the admission and not to the settlement: providers may meter a
+ * minute as a token bucket, a clock-minute window or a sliding window, and may book a refund when it
+ * happens or correct the original charge. Booking every refund against the charge it corrects gives
+ * a window sum at least as large as any of those meters sees, so keeping it under the target keeps
+ * all of them under quota. The same bound holds for a bucket of one minute's capacity: a bucket can
+ * only be overdrawn if some window of at most 60 s takes more than the quota.
+ *
+ * <p>Entries expire once they are {@code windowMillis} old; adjustments to expired entries are no
+ * longer visible to any window that matters and are dropped.
+ */
+final class SlidingWindowLedger {
+
+    private final long windowMillis;
+    private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+    private long sum;
+
+    SlidingWindowLedger(long windowMillis) {
+        this.windowMillis = windowMillis;
+    }
+
+    /** One admitted charge; the handle a settlement adjusts. */
+    static final class Entry {
+        private final long at;
+        private long amount;
+
+        private Entry(long at, long amount) {
+            this.at = at;
+            this.amount = amount;
+        }
+
+        long at() {
+            return at;
+        }
+
+        long amount() {
+            return amount;
+        }
+    }
+
+    Entry record(long amount, long nowMillis) {
+        expire(nowMillis);
+        Entry entry = new Entry(nowMillis, amount);
+        entries.addLast(entry);
+        sum += amount;
+        return entry;
+    }
+
+    /** Corrects an earlier charge; a negative delta is a refund. */
+    void adjust(Entry entry, long delta, long nowMillis) {
+        expire(nowMillis);
+        if (entry.at > nowMillis - windowMillis) {
+            entry.amount += delta;
+            sum += delta;
+        }
+    }
+
+    long sum(long nowMillis) {
+        expire(nowMillis);
+        return sum;
+    }
+
+    /**
+     * The earliest time, not before {@code nowMillis}, at which {@code amount} more fits under
+     * {@code limit}. A charge larger than the limit on its own fits once the window is empty, so a
+     * single oversize request is never starved.
+     */
+    long earliestFit(long amount, long limit, long nowMillis) {
+        expire(nowMillis);
+        long excess = sum + amount - Math.max(limit, amount);
+        if (excess <= 0) {
+            return nowMillis;
+        }
+        long freed = 0;
+        for (Iterator<Entry> it = entries.iterator(); it.hasNext(); ) {
+            Entry entry = it.next();
+            freed += entry.amount;
+            if (freed >= excess) {
+                return entry.at + windowMillis;
+            }
+        }
+        Entry last = entries.peekLast();
+        return last == null ? nowMillis : last.at + windowMillis;
+    }
+
+    boolean isEmpty(long nowMillis) {
+        expire(nowMillis);
+        return entries.isEmpty();
+    }
+
+    private void expire(long nowMillis) {
+        long horizon = nowMillis - windowMillis;
+        while (!entries.isEmpty() && entries.peekFirst().at <= horizon) {
+            sum -= entries.pollFirst().amount;
+        }
+    }
+}
