@@ -1,0 +1,81 @@
+package dev.trafficshaper.infra;
+
+import dev.trafficshaper.infra.config.DeploymentSettings;
+import dev.trafficshaper.infra.config.ModelsConfiguration;
+import dev.trafficshaper.infra.config.Stage;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.assertions.Annotations;
+import software.amazon.awscdk.assertions.Template;
+
+/**
+ * The stacks the tests inspect, synthesized once per JVM: synthesis runs the CDK's JavaScript
+ * through jsii and takes seconds, so every test class shares these.
+ */
+final class SynthesizedStacks {
+
+    static final Path REPOSITORY = Path.of("..").toAbsolutePath().normalize();
+    static final Path MODELS_FILE = REPOSITORY.resolve("config/models.json");
+    static final Path STATEMACHINES = REPOSITORY.resolve("statemachines");
+
+    private static Synthesized development;
+    private static Synthesized production;
+
+    private SynthesizedStacks() {
+    }
+
+    /** The {@code dev} stage from the repository's models file, no WAF. */
+    static synchronized Synthesized development() {
+        if (development == null) {
+            development = synthesize(Stage.named("dev"), false);
+        }
+        return development;
+    }
+
+    /** The {@code prod} stage with the WAF web ACL and an alarm email. */
+    static synchronized Synthesized production() {
+        if (production == null) {
+            production = synthesize(Stage.named("prod"), true);
+        }
+        return production;
+    }
+
+    static DeploymentSettings settings(Stage stage, boolean webAcl) {
+        return new DeploymentSettings(stage, ModelsConfiguration.read(MODELS_FILE), functionsJar(), 100, 200, webAcl,
+                webAcl ? "ops@example.com" : null, 30);
+    }
+
+    private static Synthesized synthesize(Stage stage, boolean webAcl) {
+        App app = new App();
+        TrafficShaperStack stack = TrafficShaperApp.create(app, settings(stage, webAcl), STATEMACHINES);
+        Template template = Template.fromStack(stack);
+        return new Synthesized(stack, template, Annotations.fromStack(stack));
+    }
+
+    /** A stand-in for the functions jar: the CDK only hashes and stages it. */
+    static synchronized Path functionsJar() {
+        try {
+            Path jar = Path.of("target", "test-functions", "traffic-shaper-functions.jar");
+            if (!Files.exists(jar)) {
+                Files.createDirectories(jar.getParent());
+                try (OutputStream out = Files.newOutputStream(jar); ZipOutputStream zip = new ZipOutputStream(out)) {
+                    zip.putNextEntry(new ZipEntry("placeholder.txt"));
+                    zip.write("handlers are built by the functions module".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    zip.closeEntry();
+                }
+            }
+            return jar.toAbsolutePath();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    record Synthesized(TrafficShaperStack stack, Template template, Annotations annotations) {
+    }
+}
