@@ -1,0 +1,13 @@
+package dev.trafficshaper.payload;
+
+import java.util.Locale;
+
+/** What a stored body is: the caller's Converse request, or Bedrock's response. */
+public enum PayloadKind {
+    REQUEST,
+    RESULT;
+
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,155 @@
+package dev.trafficshaper.queue;
+
+import dev.trafficshaper.lease.InMemoryDrainerLeases;
+import dev.trafficshaper.lease.Lease;
+import dev.trafficshaper.lease.LeaseLostException;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.pacing.Lane;
+import dev.trafficshaper.request.InMemoryRequestStore;
+import dev.trafficshaper.request.Lifecycle;
+import dev.trafficshaper.request.NewRequest;
+import dev.trafficshaper.request.RequestEvent;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.TransitionResult;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The queue in sorted sets, sharing records with an {@link InMemoryRequestStore} and leases with
+ * an {@link InMemoryDrainerLeases}. Multi-record steps lock the leases, then the records, always
+ * in that order, which makes each step atomic the way a DynamoDB transaction is.
+ */
+public final class InMemoryRequestQueue implements RequestQueue {
+
+    private final InMemoryRequestStore requests;
+    private final InMemoryDrainerLeases leases;
+    private final ModelCatalog catalog;
+    private final ShardPicker picker;
+    /** model key -> shard -> items; guarded by {@code requests}' monitor. */
+    private final Map<String, Map<Integer, TreeSet<QueueItem>>> queues = new HashMap<>();
+
+    private InMemoryRequestQueue(InMemoryRequestStore requests, InMemoryDrainerLeases leases, ModelCatalog catalog,
+                                 ShardPicker picker) {
+        this.requests = requests;
+        this.leases = leases;
+        this.catalog = catalog;
+        this.picker = picker;
+    }
+
+    public static InMemoryRequestQueue create(InMemoryRequestStore requests, InMemoryDrainerLeases leases,
+                                              ModelCatalog catalog, ShardPicker picker) {
+        return new InMemoryRequestQueue(requests, leases, catalog, picker);
+    }
+
+    @Override
+    public EnqueueResult enqueue(NewRequest request, long nowMillis) {
+        int shards = catalog.require(request.modelKey()).shards();
+        synchronized (requests) {
+            Optional<RequestRecord> first = requests.find(request.requestId(), nowMillis);
+            if (first.isPresent()) {
+                return new EnqueueResult(false, first.get());
+            }
+            RequestRecord record = request.toQueuedRecord(picker.pick(shards), nowMillis);
+            requests.insertIfAbsent(record, nowMillis);
+            shard(record.modelKey(), record.shard()).add(QueueItem.of(record));
+            return new EnqueueResult(true, record);
+        }
+    }
+
+    @Override
+    public QueueHeads heads(String modelKey, Lane lane, int limit, long nowMillis) {
+        requirePositive(limit);
+        synchronized (requests) {
+            TreeSet<QueueItem> all = new TreeSet<>(QueueItem.HEAD_ORDER);
+            queues.getOrDefault(modelKey, Map.of()).values().forEach(all::addAll);
+            List<QueueItem> work = new ArrayList<>();
+            List<QueueItem> overdue = new ArrayList<>();
+            for (QueueItem item : all) {
+                if (work.size() == limit) {
+                    break;
+                }
+                if (item.lane() != lane || item.expiresAtMillis() <= nowMillis) {
+                    continue;
+                }
+                (item.isOverdue(nowMillis) ? overdue : work).add(item);
+            }
+            return new QueueHeads(work, overdue);
+        }
+    }
+
+    @Override
+    public AdmitResult admit(Lease lease, List<QueueItem> items, long nowMillis) {
+        items.forEach(item -> requireModel(lease, item));
+        synchronized (leases) {
+            if (!leases.holds(lease, nowMillis)) {
+                throw new LeaseLostException(lease);
+            }
+            synchronized (requests) {
+                RequestEvent admit = new RequestEvent.Admit(lease.fencingToken());
+                List<QueueItem> admitted = new ArrayList<>();
+                List<TransitionResult> refused = new ArrayList<>();
+                for (QueueItem item : items) {
+                    TransitionResult result = requests.apply(item.requestId(),
+                            current -> Lifecycle.next(current, admit, nowMillis), nowMillis);
+                    if (result.applied()) {
+                        admitted.add(item);
+                        remove(item);
+                    } else {
+                        refused.add(result);
+                        if (result.record() == null || result.state() != RequestState.QUEUED) {
+                            remove(item);
+                        }
+                    }
+                }
+                return new AdmitResult(admitted, refused);
+            }
+        }
+    }
+
+    @Override
+    public TransitionResult expire(QueueItem item, long nowMillis) {
+        synchronized (requests) {
+            TransitionResult result = requests.apply(item.requestId(),
+                    current -> Lifecycle.next(current, new RequestEvent.Expire(), nowMillis), nowMillis);
+            remove(item);
+            return result;
+        }
+    }
+
+    @Override
+    public long depth(String modelKey, long nowMillis) {
+        synchronized (requests) {
+            return queues.getOrDefault(modelKey, Map.of()).values().stream()
+                    .flatMap(TreeSet::stream)
+                    .filter(item -> item.expiresAtMillis() > nowMillis && !item.isOverdue(nowMillis))
+                    .count();
+        }
+    }
+
+    private TreeSet<QueueItem> shard(String modelKey, int shard) {
+        return queues.computeIfAbsent(modelKey, key -> new HashMap<>())
+                .computeIfAbsent(shard, key -> new TreeSet<>(QueueItem.HEAD_ORDER));
+    }
+
+    private void remove(QueueItem item) {
+        shard(item.modelKey(), item.shard()).remove(item);
+    }
+
+    static void requireModel(Lease lease, QueueItem item) {
+        if (!lease.modelKey().equals(item.modelKey())) {
+            throw new IllegalArgumentException("item " + item.requestId() + " is queued for model " + item.modelKey()
+                    + ", not for the leased model " + lease.modelKey());
+        }
+    }
+
+    static void requirePositive(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be positive");
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.trafficshaper.request;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Request records in a map, for the local runtime, the simulator and tests. Every method holds the
+ * store's monitor, so a caller that holds it too (the in-memory queue) can change several records
+ * and queue items as one atomic step, as a DynamoDB transaction does.
+ */
+public final class InMemoryRequestStore implements RequestStore {
+
+    private final Map<String, RequestRecord> records = new HashMap<>();
+
+    @Override
+    public synchronized Optional<RequestRecord> find(String requestId, long nowMillis) {
+        RequestRecord record = records.get(requestId);
+        return record != null && record.isLive(nowMillis) ? Optional.of(record) : Optional.empty();
+    }
+
+    @Override
+    public synchronized TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
+        if (event instanceof RequestEvent.Admit) {
+            throw new IllegalArgumentException("admission goes through RequestQueue.admit, which also fences it");
+        }
+        return apply(requestId, current -> Lifecycle.next(current, event, nowMillis), nowMillis);
+    }
+
+    /**
+     * Applies {@code step} to the live record of {@code requestId} and stores the result when it
+     * applied. For the in-memory adapters of the other ports, which call it while holding this
+     * store's monitor.
+     */
+    public synchronized TransitionResult apply(String requestId, Function<RequestRecord, TransitionResult> step,
+                                               long nowMillis) {
+        Optional<RequestRecord> current = find(requestId, nowMillis);
+        if (current.isEmpty()) {
+            return TransitionResult.unknown(requestId);
+        }
+        TransitionResult result = step.apply(current.get());
+        if (result.applied()) {
+            records.put(requestId, result.record());
+        }
+        return result;
+    }
+
+    /**
+     * Stores {@code record} unless a live record with its id exists; returns that one if so.
+     * For the in-memory queue's idempotent enqueue.
+     */
+    public synchronized Optional<RequestRecord> insertIfAbsent(RequestRecord record, long nowMillis) {
+        Optional<RequestRecord> existing = find(record.requestId(), nowMillis);
+        if (existing.isEmpty()) {
+            records.put(record.requestId(), record);
+        }
+        return existing;
+    }
+}

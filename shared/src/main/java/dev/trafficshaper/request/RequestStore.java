@@ -1,0 +1,22 @@
+package dev.trafficshaper.request;
+
+import java.util.Optional;
+
+/**
+ * The request status records. Requests are created by {@code RequestQueue.enqueue}, which writes
+ * the status and the queue item together; admission and queue expiry also go through the queue.
+ * Every other transition comes here.
+ */
+public interface RequestStore {
+
+    /** The live record of {@code requestId}: absent when unknown or past its retention. */
+    Optional<RequestRecord> find(String requestId, long nowMillis);
+
+    /**
+     * Applies {@code event} if the request is in one of {@code event.from()}; one conditional write.
+     * A refusal carries the current record, read from the failed write itself.
+     *
+     * @throws IllegalArgumentException for {@link RequestEvent.Admit}, which only the queue applies
+     */
+    TransitionResult transition(String requestId, RequestEvent event, long nowMillis);
+}

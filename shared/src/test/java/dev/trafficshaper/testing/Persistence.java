@@ -1,0 +1,53 @@
+package dev.trafficshaper.testing;
+
+import dev.trafficshaper.aws.dynamodb.DynamoDbDrainerLeases;
+import dev.trafficshaper.aws.dynamodb.DynamoDbPayloadStore;
+import dev.trafficshaper.aws.dynamodb.DynamoDbRequestQueue;
+import dev.trafficshaper.aws.dynamodb.DynamoDbRequestStore;
+import dev.trafficshaper.aws.dynamodb.DynamoDbUsageLedger;
+import dev.trafficshaper.aws.s3.S3PayloadObjects;
+import dev.trafficshaper.lease.DrainerLeases;
+import dev.trafficshaper.lease.InMemoryDrainerLeases;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.payload.InMemoryPayloadStore;
+import dev.trafficshaper.payload.PayloadPolicy;
+import dev.trafficshaper.payload.PayloadStore;
+import dev.trafficshaper.queue.InMemoryRequestQueue;
+import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.queue.ShardPicker;
+import dev.trafficshaper.request.InMemoryRequestStore;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.usage.InMemoryUsageLedger;
+import dev.trafficshaper.usage.UsageLedger;
+import dev.trafficshaper.usage.UsageSharding;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/** All persistence ports of one backend, wired together the way a composition root does it. */
+public record Persistence(RequestQueue queue, RequestStore requests, DrainerLeases leases, UsageLedger usage,
+                          PayloadStore payloads) {
+
+    public static Persistence inMemory(ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
+                                       ShardPicker picker) {
+        InMemoryRequestStore requests = new InMemoryRequestStore();
+        InMemoryDrainerLeases leases = new InMemoryDrainerLeases();
+        return new Persistence(InMemoryRequestQueue.create(requests, leases, catalog, picker), requests, leases,
+                InMemoryUsageLedger.create(sharding), InMemoryPayloadStore.create(policy));
+    }
+
+    public static Persistence dynamoDb(DynamoDbClient dynamoDb, String table, S3Client s3, String bucket,
+                                       ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
+                                       ShardPicker picker) {
+        return new Persistence(DynamoDbRequestQueue.create(dynamoDb, table, catalog, picker),
+                DynamoDbRequestStore.create(dynamoDb, table), DynamoDbDrainerLeases.create(dynamoDb, table),
+                DynamoDbUsageLedger.create(dynamoDb, table, sharding),
+                DynamoDbPayloadStore.create(dynamoDb, table, S3PayloadObjects.create(s3, bucket), policy));
+    }
+
+    /** A fresh table and bucket on the shared emulator. */
+    public static Persistence onEmulator(AwsEmulator aws, ModelCatalog catalog, PayloadPolicy policy,
+                                         UsageSharding sharding, ShardPicker picker) {
+        return dynamoDb(aws.dynamoDb(), aws.createTable("shaper"), aws.s3(), aws.createBucket("payloads"), catalog,
+                policy, sharding, picker);
+    }
+}
