@@ -1,0 +1,17 @@
+package dev.trafficshaper.loadtest.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code java -jar traffic-shaper-loadtest.jar <command>}: the simulator, the Bedrock simulator, the demo. */
+@Command(name = "traffic-shaper-loadtest", mixinStandardHelpOptions = true,
+        description = "Simulations and load tests for the Bedrock traffic shaper.",
+        subcommands = {SimulateCommand.class, dev.trafficshaper.loadtest.bedrock.BedrockSimCommand.class, CommandLine.HelpCommand.class})
+public final class LoadTestCli {
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        int exit = new CommandLine(new LoadTestCli()).execute(args);
+        System.exit(exit);
+    }
+}

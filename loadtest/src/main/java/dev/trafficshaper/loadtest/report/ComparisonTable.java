@@ -1,0 +1,28 @@
+package dev.trafficshaper.loadtest.report;
+
+import dev.trafficshaper.loadtest.sim.StrategyResult;
+import java.util.List;
+import java.util.Locale;
+
+/** The comparison table printed after a simulation. */
+public final class ComparisonTable {
+
+    private ComparisonTable() {
+    }
+
+    public static String render(List<StrategyResult> results) {
+        StringBuilder out = new StringBuilder();
+        String header = String.format(Locale.ROOT, "%-20s %9s %8s %9s %9s %9s %9s %9s %9s %7s%n",
+                "strategy", "success", "failed", "throttled", "apiCalls", "calls/req", "p50 s", "p99 s", "drain s",
+                "util");
+        out.append(header);
+        out.append("-".repeat(header.length() - 1)).append('\n');
+        for (StrategyResult r : results) {
+            out.append(String.format(Locale.ROOT, "%-20s %8.1f%% %8d %9d %9d %9.2f %9.1f %9.1f %9.1f %7.3f%n",
+                    r.strategy(), 100 * r.successRate(), r.failed(), r.throttled(), r.apiCalls(),
+                    r.requests() == 0 ? 0 : (double) r.apiCalls() / r.requests(), r.latencyP50Ms() / 1_000.0,
+                    r.latencyP99Ms() / 1_000.0, r.drainSeconds(), r.utilization()));
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,113 @@
+package dev.trafficshaper.loadtest.scenario;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.trafficshaper.loadtest.provider.Faults;
+import dev.trafficshaper.loadtest.provider.LatencyModel;
+import dev.trafficshaper.loadtest.provider.Leniency;
+import dev.trafficshaper.loadtest.provider.QuotaModel;
+import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.pacing.PacerSettings;
+import java.util.List;
+
+/**
+ * A workload and the provider it meets: the model's quota and how it is metered, latency, faults,
+ * traffic phases, token sizes, lanes, tenants, clients, the estimation error of client-side token
+ * counts, and the shaper's settings. Built-in scenarios live in {@link BuiltInScenarios}; any
+ * scenario can also be read from JSON with {@link ScenarioFile}.
+ *
+ * @param quotaModel         token-bucket, fixed-window or sliding-window
+ * @param backgroundLoad     share of the quota used by traffic the strategies cannot see
+ * @param interactiveShare   share of requests in the interactive lane
+ * @param tenants            number of tenants the requests are spread over
+ * @param clients            client instances (for client-bucket and sdk-adaptive)
+ * @param estimationError    relative error of a client's input-token estimate (uniform ±)
+ * @param shaper             the shaper's pacer settings (default: production defaults)
+ * @param inputEstimateMargin safety margin the shaper adds to input estimates
+ * @param windowPacerTarget  target of the reference implementation's pacer (0.85)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Scenario(
+        String name,
+        String description,
+        Quota quota,
+        String quotaModel,
+        Leniency leniency,
+        Double backgroundLoad,
+        LatencyModel latency,
+        Faults faults,
+        List<Phase> phases,
+        TokenDistribution inputTokens,
+        TokenDistribution outputTokens,
+        Long maxTokens,
+        Double interactiveShare,
+        Integer tenants,
+        Integer clients,
+        Double estimationError,
+        PacerSettings shaper,
+        Double inputEstimateMargin,
+        Double windowPacerTarget) {
+
+    public Scenario {
+        require(name != null && !name.isBlank(), "name is required");
+        require(quota != null, "quota is required, e.g. {\"tpm\": 4000000}");
+        quotaModel = quotaModel == null ? QuotaModel.TOKEN_BUCKET.wireName() : quotaModel;
+        QuotaModel.fromWireName(quotaModel);
+        leniency = leniency == null ? Leniency.STRICT : leniency;
+        backgroundLoad = backgroundLoad == null ? 0.0 : backgroundLoad;
+        require(backgroundLoad >= 0 && backgroundLoad < 1, "backgroundLoad must be in [0, 1)");
+        latency = latency == null ? new LatencyModel(400, 8, 0.2) : latency;
+        faults = faults == null ? Faults.NONE : faults;
+        require(phases != null && !phases.isEmpty(), "phases: at least one phase is required");
+        require(inputTokens != null, "inputTokens is required");
+        require(outputTokens != null, "outputTokens is required");
+        require(maxTokens != null && maxTokens >= 1, "maxTokens must be at least 1");
+        interactiveShare = interactiveShare == null ? 0.0 : interactiveShare;
+        require(interactiveShare >= 0 && interactiveShare <= 1, "interactiveShare must be in [0, 1]");
+        tenants = tenants == null ? 1 : tenants;
+        require(tenants >= 1, "tenants must be at least 1");
+        clients = clients == null ? 1 : clients;
+        require(clients >= 1, "clients must be at least 1");
+        estimationError = estimationError == null ? 0.0 : estimationError;
+        require(estimationError >= 0 && estimationError < 1, "estimationError must be in [0, 1)");
+        shaper = shaper == null ? PacerSettings.defaults() : shaper.toBuilder().build();
+        inputEstimateMargin = inputEstimateMargin == null
+                ? estimationError / (1 - estimationError) : inputEstimateMargin;
+        require(inputEstimateMargin >= 0, "inputEstimateMargin must not be negative");
+        windowPacerTarget = windowPacerTarget == null ? 0.85 : windowPacerTarget;
+        require(windowPacerTarget > 0 && windowPacerTarget <= 1, "windowPacerTarget must be in (0, 1]");
+    }
+
+    public QuotaModel meter() {
+        return QuotaModel.fromWireName(quotaModel);
+    }
+
+    public Scenario withQuotaModel(QuotaModel model) {
+        return new Scenario(name, description, quota, model.wireName(), leniency, backgroundLoad, latency, faults,
+                phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                shaper, inputEstimateMargin, windowPacerTarget);
+    }
+
+    public Scenario withLeniency(Leniency newLeniency) {
+        return new Scenario(name, description, quota, quotaModel, newLeniency, backgroundLoad, latency, faults,
+                phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                shaper, inputEstimateMargin, windowPacerTarget);
+    }
+
+    public Scenario withPhases(List<Phase> newPhases) {
+        return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
+                newPhases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                shaper, inputEstimateMargin, windowPacerTarget);
+    }
+
+    public Scenario withQuota(Quota newQuota) {
+        return new Scenario(name, description, newQuota, quotaModel, leniency, backgroundLoad, latency, faults,
+                phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                shaper, inputEstimateMargin, windowPacerTarget);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException("scenario: " + message);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package dev.trafficshaper.loadtest.sim;
+
+import dev.trafficshaper.model.Charge;
+import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.model.QuotaDimension;
+import java.util.Arrays;
+
+/**
+ * What one strategy's run measured. Utilization counts the quota-charged tokens of successful calls
+ * started while requests were waiting (queued or backing off), divided by the quota over that
+ * backlogged time; a strategy that never holds requests back is measured over its active period
+ * instead (first arrival to last successful call). With several metered dimensions it is the
+ * highest share any dimension reached; the per-minute series is in the primary dimension (TPM when
+ * metered, else output TPM, else input TPM).
+ */
+public final class RunMetrics {
+
+    private final Quota quota;
+    private final QuotaDimension primary;
+    private long requests;
+    private long succeeded;
+    private long failed;
+    private long throttled;
+    private long apiCalls;
+    private long requeues;
+    private long[] latencies = new long[1_024];
+    private int latencyCount;
+    private long firstArrival = Long.MAX_VALUE;
+    private long lastFinish = Long.MIN_VALUE;
+    private long lastSuccessfulStart = Long.MIN_VALUE;
+
+    private int waiting;
+    private long backlogOpenedAt;
+    private long backlogMillis;
+    private final long[] backloggedCharges = new long[QuotaDimension.values().length];
+    private final long[] allCharges = new long[QuotaDimension.values().length];
+
+    private final TimeSeries deliveredPerMinute = new TimeSeries(60_000);
+    private final TimeSeries maxQueuePerSecond = new TimeSeries(1_000);
+
+    public RunMetrics(Quota quota) {
+        this.quota = quota;
+        this.primary = primaryDimension(quota);
+    }
+
+    public static QuotaDimension primaryDimension(Quota quota) {
+        if (quota.tpm() > 0) {
+            return QuotaDimension.TOKENS;
+        }
+        return quota.outputTpm() > 0 ? QuotaDimension.OUTPUT_TOKENS : QuotaDimension.INPUT_TOKENS;
+    }
+
+    public void arrived(SimRequest request) {
+        requests++;
+        firstArrival = Math.min(firstArrival, request.arrivalMillis());
+    }
+
+    /** A request starts waiting for a send (queued, or backing off before a retry). */
+    public void startedWaiting(long nowMillis) {
+        if (waiting++ == 0) {
+            backlogOpenedAt = nowMillis;
+        }
+        maxQueuePerSecond.max(nowMillis, waiting);
+    }
+
+    /**
+     * A waiting request is sent (or gives up). Returns whether it left a backlog, which marks the
+     * call it makes as spending backlogged quota.
+     */
+    public boolean stoppedWaiting(long nowMillis) {
+        if (waiting <= 0) {
+            throw new IllegalStateException("no request was waiting");
+        }
+        if (--waiting == 0) {
+            backlogMillis += nowMillis - backlogOpenedAt;
+        }
+        maxQueuePerSecond.max(nowMillis, waiting);
+        return true;
+    }
+
+    public boolean backlogged() {
+        return waiting > 0;
+    }
+
+    public void calling() {
+        apiCalls++;
+    }
+
+    public void throttled() {
+        throttled++;
+    }
+
+    public void requeued() {
+        requeues++;
+    }
+
+    /** A call succeeded; its quota-charged tokens count from the moment it started. */
+    public void delivered(long startMillis, Charge charged, boolean duringBacklog) {
+        deliveredPerMinute.add(startMillis, charged.amount(primary));
+        for (QuotaDimension dimension : QuotaDimension.values()) {
+            allCharges[dimension.ordinal()] += charged.amount(dimension);
+            if (duringBacklog) {
+                backloggedCharges[dimension.ordinal()] += charged.amount(dimension);
+            }
+        }
+        lastSuccessfulStart = Math.max(lastSuccessfulStart, startMillis);
+    }
+
+    public void finished(SimRequest request, boolean success, long nowMillis) {
+        if (success) {
+            succeeded++;
+        } else {
+            failed++;
+        }
+        if (latencyCount == latencies.length) {
+            latencies = Arrays.copyOf(latencies, latencyCount * 2);
+        }
+        latencies[latencyCount++] = nowMillis - request.arrivalMillis();
+        lastFinish = Math.max(lastFinish, nowMillis);
+    }
+
+    public StrategyResult result(String strategy) {
+        long[] sorted = Arrays.copyOf(latencies, latencyCount);
+        Arrays.sort(sorted);
+        double utilization;
+        if (backlogMillis > 0) {
+            utilization = share(backloggedCharges, backlogMillis);
+        } else if (lastSuccessfulStart > firstArrival) {
+            utilization = share(allCharges, lastSuccessfulStart - firstArrival);
+        } else {
+            utilization = 0;
+        }
+        long drain = lastFinish == Long.MIN_VALUE ? 0 : lastFinish - firstArrival;
+        return new StrategyResult(strategy, requests, succeeded, failed, throttled, apiCalls, requeues,
+                percentile(sorted, 0.50), percentile(sorted, 0.99), round(drain / 1_000.0, 1),
+                round(utilization, 4), deliveredPerMinute.values(), maxQueuePerSecond.values());
+    }
+
+    private double share(long[] charges, long millis) {
+        double best = 0;
+        for (QuotaDimension dimension : QuotaDimension.values()) {
+            long limit = quota.limit(dimension);
+            if (limit > 0 && dimension != QuotaDimension.REQUESTS) {
+                best = Math.max(best, charges[dimension.ordinal()] / (limit * millis / 60_000.0));
+            }
+        }
+        return best;
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank))];
+    }
+
+    private static double round(double value, int digits) {
+        double scale = Math.pow(10, digits);
+        return Math.round(value * scale) / scale;
+    }
+
+    /** Values per fixed-width time bucket from time 0. */
+    private static final class TimeSeries {
+        private final long width;
+        private long[] values = new long[16];
+        private int size;
+
+        TimeSeries(long width) {
+            this.width = width;
+        }
+
+        void add(long atMillis, long amount) {
+            int bucket = bucket(atMillis);
+            values[bucket] += amount;
+        }
+
+        void max(long atMillis, long value) {
+            int bucket = bucket(atMillis);
+            values[bucket] = Math.max(values[bucket], value);
+        }
+
+        private int bucket(long atMillis) {
+            int bucket = (int) (atMillis / width);
+            while (bucket >= values.length) {
+                values = Arrays.copyOf(values, values.length * 2);
+            }
+            size = Math.max(size, bucket + 1);
+            return bucket;
+        }
+
+        long[] values() {
+            return Arrays.copyOf(values, size);
+        }
+    }
+}

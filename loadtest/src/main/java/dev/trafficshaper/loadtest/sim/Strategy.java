@@ -1,0 +1,8 @@
+package dev.trafficshaper.loadtest.sim;
+
+/** How a client gets its requests to Bedrock. One instance per run. */
+public interface Strategy {
+
+    /** A request arrives at the client now. */
+    void arrive(SimRequest request);
+}

@@ -1,0 +1,31 @@
+package dev.trafficshaper.loadtest.sim;
+
+/**
+ * One strategy's outcome in a scenario, as written to {@code result.json}.
+ *
+ * @param throttled          API calls answered with 429
+ * @param requeues           requests sent back to the queue after an unexpected 429 or a transient error
+ * @param drainSeconds       first arrival to the last request's final outcome
+ * @param utilization        quota-charged tokens per minute ÷ quota over the backlogged period
+ * @param deliveredPerMinute quota-charged tokens of successful calls, by the minute they started
+ * @param queueDepthPerSecond largest number of requests waiting in each second
+ */
+public record StrategyResult(
+        String strategy,
+        long requests,
+        long succeeded,
+        long failed,
+        long throttled,
+        long apiCalls,
+        long requeues,
+        long latencyP50Ms,
+        long latencyP99Ms,
+        double drainSeconds,
+        double utilization,
+        long[] deliveredPerMinute,
+        long[] queueDepthPerSecond) {
+
+    public double successRate() {
+        return requests == 0 ? 0 : (double) succeeded / requests;
+    }
+}

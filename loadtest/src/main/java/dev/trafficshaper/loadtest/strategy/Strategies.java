@@ -1,0 +1,38 @@
+package dev.trafficshaper.loadtest.strategy;
+
+import dev.trafficshaper.loadtest.sim.SimRun;
+import dev.trafficshaper.loadtest.sim.Strategy;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** The strategies the simulator compares, by name. */
+public final class Strategies {
+
+    private static final Map<String, Function<SimRun, Strategy>> ALL = new LinkedHashMap<>();
+
+    static {
+        ALL.put("direct-no-retry", DirectNoRetry::new);
+        ALL.put("direct-retry-jitter", DirectRetryJitter::new);
+        ALL.put("sdk-adaptive", SdkAdaptive::new);
+        ALL.put("client-bucket", ClientBucket::new);
+        ALL.put("window-pacer", WindowPacer::new);
+        ALL.put("shaper", Shaper::new);
+    }
+
+    public static List<String> names() {
+        return List.copyOf(ALL.keySet());
+    }
+
+    public static Strategy create(String name, SimRun run) {
+        Function<SimRun, Strategy> factory = ALL.get(name);
+        if (factory == null) {
+            throw new IllegalArgumentException("unknown strategy '" + name + "'; known: " + String.join(", ", names()));
+        }
+        return factory.apply(run);
+    }
+
+    private Strategies() {
+    }
+}
