@@ -54,8 +54,7 @@ final class SynthesizedStacks {
     private static Synthesized synthesize(Stage stage, boolean webAcl) {
         App app = new App();
         TrafficShaperStack stack = TrafficShaperApp.create(app, settings(stage, webAcl), STATEMACHINES);
-        Template template = Template.fromStack(stack);
-        return new Synthesized(stack, template, Annotations.fromStack(stack));
+        return new Synthesized(stack, Template.fromStack(stack));
     }
 
     /** A stand-in for the functions jar: the CDK only hashes and stages it. */
@@ -76,6 +75,35 @@ final class SynthesizedStacks {
         }
     }
 
-    record Synthesized(TrafficShaperStack stack, Template template, Annotations annotations) {
+    static final class Synthesized {
+
+        private final TrafficShaperStack stack;
+        private final Template template;
+        private Annotations annotations;
+
+        Synthesized(TrafficShaperStack stack, Template template) {
+            this.stack = stack;
+            this.template = template;
+        }
+
+        TrafficShaperStack stack() {
+            return stack;
+        }
+
+        Template template() {
+            return template;
+        }
+
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> resources() {
+            return (java.util.Map<String, Object>) ((java.util.Map<String, Object>) template.toJSON()).get("Resources");
+        }
+
+        synchronized Annotations annotations() {
+            if (annotations == null) {
+                annotations = Annotations.fromStack(stack);
+            }
+            return annotations;
+        }
     }
 }

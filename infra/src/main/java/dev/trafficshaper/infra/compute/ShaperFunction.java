@@ -3,6 +3,7 @@ package dev.trafficshaper.infra.compute;
 import dev.trafficshaper.infra.config.ResourceNames;
 import java.util.List;
 import java.util.Map;
+import software.amazon.awscdk.Annotations;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.Role;
@@ -68,6 +69,8 @@ public final class ShaperFunction extends Construct {
                 .aliasName(ResourceNames.ALIAS)
                 .version(function.getCurrentVersion())
                 .build();
+        Annotations.of(function).acknowledgeWarning("@aws-cdk/aws-lambda:snapStartRequirePublish",
+                "every deployment publishes a version through the alias");
     }
 
     public void allow(PolicyStatement statement) {

@@ -57,7 +57,6 @@ public final class ShaperMetrics {
                 .dimensionsMap(Map.of("Service", service, "Model", modelKey, "Outcome", reason))
                 .statistic("Sum")
                 .period(period)
-                .label(reason)
                 .build();
     }
 }

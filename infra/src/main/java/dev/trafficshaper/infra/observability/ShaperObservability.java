@@ -96,7 +96,8 @@ public final class ShaperObservability extends Construct {
                 metrics.model(ShaperMetrics.WAIT_TIME, key, "p99", MINUTE)), List.of()));
         row.add(graph(key + ": Bedrock throttles", List.of(throttles), List.of()));
         List<IMetric> outcomes = new ArrayList<>();
-        ShaperMetrics.OUTCOME_REASONS.forEach(reason -> outcomes.add(metrics.outcome(key, reason, MINUTE)));
+        ShaperMetrics.OUTCOME_REASONS.forEach(reason -> outcomes.add(metrics.outcome(key, reason, MINUTE)
+                .with(MetricOptions.builder().label(reason).build())));
         row.add(GraphWidget.Builder.create().title(key + ": outcomes by reason").left(outcomes)
                 .stacked(true).width(WIDTH).height(HEIGHT).build());
         dashboard.addWidgets(row.toArray(IWidget[]::new));
