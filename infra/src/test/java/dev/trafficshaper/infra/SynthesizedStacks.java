@@ -8,11 +8,14 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import software.amazon.awscdk.App;
-import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Template;
+import software.amazon.awscdk.cxapi.CloudFormationStackArtifact;
+import software.amazon.awscdk.cxapi.SynthesisMessage;
 
 /**
  * The stacks the tests inspect, synthesized once per JVM: synthesis runs the CDK's JavaScript
@@ -54,7 +57,10 @@ final class SynthesizedStacks {
     private static Synthesized synthesize(Stage stage, boolean webAcl) {
         App app = new App();
         TrafficShaperStack stack = TrafficShaperApp.create(app, settings(stage, webAcl), STATEMACHINES);
-        return new Synthesized(stack, Template.fromStack(stack));
+        CloudFormationStackArtifact artifact = app.synth().getStackByName(stack.getStackName());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> template = (Map<String, Object>) artifact.getTemplate();
+        return new Synthesized(stack, Template.fromJSON(template), artifact.getMessages());
     }
 
     /** A stand-in for the functions jar: the CDK only hashes and stages it. */
@@ -79,11 +85,12 @@ final class SynthesizedStacks {
 
         private final TrafficShaperStack stack;
         private final Template template;
-        private Annotations annotations;
+        private final List<SynthesisMessage> messages;
 
-        Synthesized(TrafficShaperStack stack, Template template) {
+        Synthesized(TrafficShaperStack stack, Template template, List<SynthesisMessage> messages) {
             this.stack = stack;
             this.template = template;
+            this.messages = List.copyOf(messages);
         }
 
         TrafficShaperStack stack() {
@@ -95,15 +102,13 @@ final class SynthesizedStacks {
         }
 
         @SuppressWarnings("unchecked")
-        java.util.Map<String, Object> resources() {
-            return (java.util.Map<String, Object>) ((java.util.Map<String, Object>) template.toJSON()).get("Resources");
+        Map<String, Object> resources() {
+            return (Map<String, Object>) ((Map<String, Object>) template.toJSON()).get("Resources");
         }
 
-        synchronized Annotations annotations() {
-            if (annotations == null) {
-                annotations = Annotations.fromStack(stack);
-            }
-            return annotations;
+        /** Errors, warnings and infos the synthesis attached to constructs (cdk-nag reports here). */
+        List<SynthesisMessage> messages() {
+            return messages;
         }
     }
 }
