@@ -51,7 +51,7 @@ public final class BuiltInScenarios {
         add(new Scenario("mixed-sizes",
                 "Inputs from 400 to 78,000 tokens (log-uniform), 2x the quota for 5 minutes, two lanes, three tenants.",
                 NOVA_LITE, null, null, null, FAST, null, List.of(Phase.poisson(300, 2.0)),
-                TokenDistribution.logUniform(400, 78_000), TokenDistribution.normal(600, 200), 2_000L,
+                TokenDistribution.logUniform(400, 78_000), TokenDistribution.normal(600, 200), 1_000L,
                 0.2, 3, 4, 0.15, shaper, null, null));
         add(new Scenario("over-reservation",
                 "maxTokens 16,384 while answers are ~650 tokens: reservations dwarf usage. 2x for 5 minutes.",

@@ -25,6 +25,7 @@ public final class ScenarioFile {
             if (!(tree instanceof ObjectNode root)) {
                 throw new IllegalArgumentException("invalid scenario: the file must hold a JSON object");
             }
+            rejectUnknownFields(root);
             withDefaults(root, "quota", MAPPER.createObjectNode().put("tpm", 0).put("rpm", 0)
                     .put("inputTpm", 0).put("outputTpm", 0).put("outputBurndown", 1));
             withDefaults(root, "shaper", MAPPER.valueToTree(PacerSettings.defaults()));
@@ -38,6 +39,19 @@ public final class ScenarioFile {
         } catch (IOException e) {
             throw new IllegalArgumentException("invalid scenario JSON: " + e.getMessage().split("\n")[0], e);
         }
+    }
+
+    private static void rejectUnknownFields(ObjectNode root) {
+        java.util.Set<String> known = new java.util.TreeSet<>();
+        for (java.lang.reflect.RecordComponent component : Scenario.class.getRecordComponents()) {
+            known.add(component.getName());
+        }
+        root.fieldNames().forEachRemaining(field -> {
+            if (!known.contains(field)) {
+                throw new IllegalArgumentException("invalid scenario: unknown field '" + field + "' (known: "
+                        + String.join(", ", known) + ")");
+            }
+        });
     }
 
     /** Lets a scenario name only the fields it changes in the nested settings objects. */

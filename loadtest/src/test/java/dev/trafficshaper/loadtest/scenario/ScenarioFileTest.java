@@ -1,0 +1,61 @@
+package dev.trafficshaper.loadtest.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class ScenarioFileTest {
+
+    @Test
+    void readsTheDocumentedExampleWithEveryField() {
+        Scenario s = ScenarioFile.read(Path.of("scenarios/example-custom.json"));
+
+        assertThat(s.quota().outputBurndown()).isEqualTo(5);
+        assertThat(s.quota().rpm()).isZero();
+        assertThat(s.phases()).hasSize(3);
+        assertThat(s.shaper().targetUtilization()).isEqualTo(0.95);
+        assertThat(s.shaper().slowStartMillis()).isEqualTo(5_000);
+        assertThat(s.faults().serverErrorRate()).isEqualTo(0.005);
+    }
+
+    @Test
+    void fillsDefaultsForOmittedSettings() {
+        Scenario s = ScenarioFile.parse("""
+                {"name": "x", "quota": {"tpm": 1000}, "phases": [{"durationSeconds": 10, "rateMultiple": 1}],
+                 "inputTokens": {"value": 100}, "outputTokens": {"value": 10}, "maxTokens": 20,
+                 "shaper": {"targetUtilization": 0.9}}
+                """);
+
+        assertThat(s.quotaModel()).isEqualTo("token-bucket");
+        assertThat(s.shaper().targetUtilization()).isEqualTo(0.9);
+        assertThat(s.shaper().interactiveReserve()).isEqualTo(0.3);
+        assertThat(s.windowPacerTarget()).isEqualTo(0.85);
+    }
+
+    @Test
+    void everyBuiltInSurvivesARoundTripThroughJson() {
+        for (String name : BuiltInScenarios.names()) {
+            Scenario builtIn = BuiltInScenarios.find(name).orElseThrow();
+            assertThat(ScenarioFile.parse(ScenarioFile.write(builtIn))).as(name).isEqualTo(builtIn);
+        }
+    }
+
+    @Test
+    void badInputGetsAClearMessage() {
+        assertThatThrownBy(() -> ScenarioFile.parse("{\"name\": \"x\", \"quota\": {\"tpm\": 1}, \"phasez\": []}"))
+                .hasMessageContaining("phasez");
+        assertThatThrownBy(() -> ScenarioFile.parse("""
+                {"name": "x", "quota": {"tpm": 1000}, "phases": [{"durationSeconds": 10, "pattern": "wave"}],
+                 "inputTokens": {"value": 1}, "outputTokens": {"value": 1}, "maxTokens": 2}
+                """)).hasMessageContaining("unknown pattern 'wave'");
+        assertThatThrownBy(() -> ScenarioFile.parse("""
+                {"name": "x", "quota": {"tpm": 1000}, "quotaModel": "leaky",
+                 "phases": [{"durationSeconds": 10, "rateMultiple": 1}],
+                 "inputTokens": {"value": 1}, "outputTokens": {"value": 1}, "maxTokens": 2}
+                """)).hasMessageContaining("unknown quota model 'leaky'");
+        assertThatThrownBy(() -> ScenarioFile.resolve("no-such-scenario"))
+                .hasMessageContaining("built-in: seed-burst");
+    }
+}
