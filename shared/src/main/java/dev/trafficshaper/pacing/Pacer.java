@@ -36,6 +36,8 @@ import java.util.Map;
  * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
  * (the head goes at once); <b>backlogged</b> (heads wait for {@link Decision.WaitUntil}, the pacer
  * spends target × quota per minute); <b>throttled</b> (target lowered, recovering).
+ *
+ * <p>Not thread-safe: exactly one drainer (the lease holder) owns a model's pacer at a time.
  */
 public final class Pacer {
 
