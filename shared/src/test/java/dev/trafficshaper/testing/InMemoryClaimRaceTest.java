@@ -1,0 +1,15 @@
+package dev.trafficshaper.testing;
+
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.payload.PayloadPolicy;
+import dev.trafficshaper.queue.ShardPicker;
+import dev.trafficshaper.usage.UsageSharding;
+
+class InMemoryClaimRaceTest extends ClaimRaceContract {
+
+    @Override
+    protected Persistence newBackend(ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
+                                     ShardPicker picker) {
+        return Persistence.inMemory(catalog, policy, sharding, picker);
+    }
+}
