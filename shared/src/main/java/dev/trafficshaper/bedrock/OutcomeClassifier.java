@@ -1,0 +1,105 @@
+package dev.trafficshaper.bedrock;
+
+import dev.trafficshaper.bedrock.BedrockOutcome.Failure;
+import dev.trafficshaper.bedrock.BedrockOutcome.Rejected;
+import dev.trafficshaper.bedrock.BedrockOutcome.Throttled;
+import dev.trafficshaper.bedrock.BedrockOutcome.Transient;
+import java.util.Map;
+
+/**
+ * Sorts Bedrock Runtime errors into throttled, transient and non-retryable, by error code first
+ * and HTTP status second.
+ *
+ * <p>The code decides because the status alone is ambiguous: ThrottlingException and
+ * ModelNotReadyException are both 429, yet only the first says the quota was exceeded, and
+ * feeding a cold model's 429 to the pacer would slow every request down for nothing. Likewise
+ * ValidationException and ServiceQuotaExceededException are both 400 but ask different things of
+ * the caller. An unknown code falls back on the status: 429 is treated as a throttle, 408, 424 and
+ * 5xx as transient, any other status as a rejection, so an unfamiliar error is never retried
+ * blindly.
+ */
+public final class OutcomeClassifier {
+
+    private static final Map<String, TransientKind> TRANSIENT = Map.of(
+            "ModelNotReadyException", TransientKind.MODEL_NOT_READY,
+            "ServiceUnavailableException", TransientKind.SERVICE_UNAVAILABLE,
+            "InternalServerException", TransientKind.INTERNAL_SERVER,
+            "ModelTimeoutException", TransientKind.MODEL_TIMEOUT,
+            "ModelErrorException", TransientKind.MODEL_ERROR,
+            // Raised inside ConverseStream; listed so a streaming caller classifies alike.
+            "ModelStreamErrorException", TransientKind.MODEL_ERROR);
+
+    private static final Map<String, RejectionKind> REJECTED = Map.of(
+            "ValidationException", RejectionKind.VALIDATION,
+            "ServiceQuotaExceededException", RejectionKind.SERVICE_QUOTA_EXCEEDED,
+            "AccessDeniedException", RejectionKind.ACCESS_DENIED,
+            "ResourceNotFoundException", RejectionKind.RESOURCE_NOT_FOUND);
+
+    private static final String THROTTLING = "ThrottlingException";
+
+    private OutcomeClassifier() {
+    }
+
+    /**
+     * @param errorCode  the {@code x-amzn-ErrorType} code, with or without a namespace prefix; may be null
+     * @param httpStatus the HTTP status of the answer
+     * @param message    the service's message, kept for the record
+     */
+    public static Failure classify(String errorCode, int httpStatus, String message) {
+        String code = shortCode(errorCode);
+        if (THROTTLING.equals(code)) {
+            return new Throttled(message);
+        }
+        TransientKind transientKind = TRANSIENT.get(code);
+        if (transientKind != null) {
+            return new Transient(transientKind, httpStatus, message);
+        }
+        RejectionKind rejectionKind = REJECTED.get(code);
+        if (rejectionKind != null) {
+            return new Rejected(rejectionKind, httpStatus, message);
+        }
+        return byStatus(httpStatus, message);
+    }
+
+    /** The call timeout passed before an answer arrived. */
+    public static Transient clientTimeout(String message) {
+        return new Transient(TransientKind.CLIENT_TIMEOUT, 0, message);
+    }
+
+    /** The request never reached Bedrock or its answer was lost on the way back. */
+    public static Transient connectionFailure(String message) {
+        return new Transient(TransientKind.CONNECTION, 0, message);
+    }
+
+    /** The request was refused before sending because it is not a valid Converse body. */
+    public static Rejected invalidRequest(String message) {
+        return new Rejected(RejectionKind.VALIDATION, 400, message);
+    }
+
+    private static Failure byStatus(int httpStatus, String message) {
+        if (httpStatus == Throttled.HTTP_STATUS) {
+            return new Throttled(message);
+        }
+        if (httpStatus == 408 || httpStatus == 424 || httpStatus >= 500) {
+            return new Transient(TransientKind.OTHER_SERVER_ERROR, httpStatus, message);
+        }
+        return new Rejected(RejectionKind.OTHER_CLIENT_ERROR, httpStatus, message);
+    }
+
+    // restJson1 allows "aws.protocoltests#ThrottlingException:http://..." style codes.
+    private static String shortCode(String errorCode) {
+        if (errorCode == null) {
+            return "";
+        }
+        String code = errorCode;
+        int hash = code.lastIndexOf('#');
+        if (hash >= 0) {
+            code = code.substring(hash + 1);
+        }
+        int colon = code.indexOf(':');
+        if (colon >= 0) {
+            code = code.substring(0, colon);
+        }
+        return code.trim();
+    }
+}
