@@ -25,17 +25,20 @@ public final class Charts {
     private Charts() {
     }
 
-    /** Quota-charged tokens of successful calls per minute, per strategy, with the quota as a line. */
+    /**
+     * Quota-charged tokens of successful calls as a per-minute rate (10 s buckets × 6), per strategy,
+     * with the quota as a dashed line.
+     */
     public static void deliveredPerMinute(Path file, String title, long quotaPerMinute, List<StrategyResult> results) {
         XYSeriesCollection data = new XYSeriesCollection();
-        int minutes = 1;
+        double minutes = 1;
         for (StrategyResult r : results) {
             XYSeries series = new XYSeries(r.strategy());
-            long[] values = r.deliveredPerMinute();
-            for (int m = 0; m < values.length; m++) {
-                series.add(m + 0.5, values[m]);
+            long[] values = r.deliveredPerTenSeconds();
+            for (int b = 0; b < values.length; b++) {
+                series.add((b + 0.5) / 6.0, values[b] * 6);
             }
-            minutes = Math.max(minutes, values.length);
+            minutes = Math.max(minutes, values.length / 6.0);
             data.addSeries(series);
         }
         XYSeries quota = new XYSeries("quota");
@@ -70,12 +73,15 @@ public final class Charts {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, false);
+        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+        java.awt.Shape dot = new java.awt.geom.Ellipse2D.Double(-2, -2, 4, 4);
         for (int i = 0; i < plot.getDataset().getSeriesCount(); i++) {
             renderer.setSeriesStroke(i, new BasicStroke(2.0f));
+            renderer.setSeriesShape(i, dot);
         }
         if (quotaSeries >= 0) {
             renderer.setSeriesPaint(quotaSeries, Color.BLACK);
+            renderer.setSeriesShapesVisible(quotaSeries, false);
             renderer.setSeriesStroke(quotaSeries, new BasicStroke(2.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER,
                     10f, new float[] {8f, 6f}, 0f));
         }

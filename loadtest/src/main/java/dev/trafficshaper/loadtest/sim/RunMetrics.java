@@ -36,6 +36,7 @@ public final class RunMetrics {
     private final long[] allCharges = new long[QuotaDimension.values().length];
 
     private final TimeSeries deliveredPerMinute = new TimeSeries(60_000);
+    private final TimeSeries deliveredPerTenSeconds = new TimeSeries(10_000);
     private final TimeSeries maxQueuePerSecond = new TimeSeries(1_000);
 
     public RunMetrics(Quota quota) {
@@ -97,6 +98,7 @@ public final class RunMetrics {
     /** A call succeeded; its quota-charged tokens count from the moment it started. */
     public void delivered(long startMillis, Charge charged, boolean duringBacklog) {
         deliveredPerMinute.add(startMillis, charged.amount(primary));
+        deliveredPerTenSeconds.add(startMillis, charged.amount(primary));
         for (QuotaDimension dimension : QuotaDimension.values()) {
             allCharges[dimension.ordinal()] += charged.amount(dimension);
             if (duringBacklog) {
@@ -133,7 +135,8 @@ public final class RunMetrics {
         long drain = lastFinish == Long.MIN_VALUE ? 0 : lastFinish - firstArrival;
         return new StrategyResult(strategy, requests, succeeded, failed, throttled, apiCalls, requeues,
                 percentile(sorted, 0.50), percentile(sorted, 0.99), round(drain / 1_000.0, 1),
-                round(utilization, 4), deliveredPerMinute.values(), maxQueuePerSecond.values());
+                round(utilization, 4), deliveredPerMinute.values(), deliveredPerTenSeconds.values(),
+                maxQueuePerSecond.values());
     }
 
     private double share(long[] charges, long millis) {

@@ -8,6 +8,7 @@ package dev.trafficshaper.loadtest.sim;
  * @param drainSeconds       first arrival to the last request's final outcome
  * @param utilization        quota-charged tokens per minute ÷ quota over the backlogged period
  * @param deliveredPerMinute quota-charged tokens of successful calls, by the minute they started
+ * @param deliveredPerTenSeconds the same in 10 s buckets, for charts
  * @param queueDepthPerSecond largest number of requests waiting in each second
  */
 public record StrategyResult(
@@ -23,6 +24,7 @@ public record StrategyResult(
         double drainSeconds,
         double utilization,
         long[] deliveredPerMinute,
+        long[] deliveredPerTenSeconds,
         long[] queueDepthPerSecond) {
 
     public double successRate() {
