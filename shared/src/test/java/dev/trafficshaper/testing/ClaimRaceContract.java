@@ -101,9 +101,12 @@ public abstract class ClaimRaceContract {
         List<Future<Integer>> running = new ArrayList<>();
         claimers.forEach(claimer -> running.add(pool.submit(claimer)));
         start.countDown();
+        int rounds = 0;
         for (Future<Integer> f : running) {
-            assertThat(f.get(5, TimeUnit.MINUTES)).isPositive();
+            // A fast backend may let one claimer empty the queue before another starts; that is fine.
+            rounds += f.get(5, TimeUnit.MINUTES);
         }
+        assertThat(rounds).isPositive();
 
         assertThat(admitted).hasSize(ITEMS).doesNotHaveDuplicates();
         for (int i = 0; i < ITEMS; i++) {
