@@ -3,19 +3,21 @@ package dev.trafficshaper.infra;
 import dev.trafficshaper.infra.config.DeploymentSettings;
 import dev.trafficshaper.infra.config.ModelsConfiguration;
 import dev.trafficshaper.infra.config.Stage;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.assertions.Template;
-import software.amazon.awscdk.cxapi.CloudFormationStackArtifact;
-import software.amazon.awscdk.cxapi.SynthesisMessage;
+import software.amazon.awscdk.cxapi.CloudAssembly;
 
 /**
  * The stacks the tests inspect, synthesized once per JVM: synthesis runs the CDK's JavaScript
@@ -57,10 +59,38 @@ final class SynthesizedStacks {
     private static Synthesized synthesize(Stage stage, boolean webAcl) {
         App app = new App();
         TrafficShaperStack stack = TrafficShaperApp.create(app, settings(stage, webAcl), STATEMACHINES);
-        CloudFormationStackArtifact artifact = app.synth().getStackByName(stack.getStackName());
+        CloudAssembly assembly = app.synth();
         @SuppressWarnings("unchecked")
-        Map<String, Object> template = (Map<String, Object>) artifact.getTemplate();
-        return new Synthesized(stack, Template.fromJSON(template), artifact.getMessages());
+        Map<String, Object> template = (Map<String, Object>) assembly.getStackByName(stack.getStackName()).getTemplate();
+        return new Synthesized(stack, Template.fromJSON(template), findings(assembly, stack.getStackName()));
+    }
+
+    /** The warnings and errors the synthesis recorded for the stack (cdk-nag reports there). */
+    static List<Finding> findings(CloudAssembly assembly, String stackName) {
+        try {
+            ObjectMapper mapper = new ObjectMapper();
+            Path directory = Path.of(assembly.getDirectory());
+            JsonNode artifact = mapper.readTree(directory.resolve("manifest.json").toFile())
+                    .path("artifacts").path(stackName);
+            List<Finding> findings = new ArrayList<>();
+            collect(artifact.path("metadata"), findings);
+            if (artifact.hasNonNull("additionalMetadataFile")) {
+                collect(mapper.readTree(directory.resolve(artifact.get("additionalMetadataFile").asText()).toFile()),
+                        findings);
+            }
+            return findings;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void collect(JsonNode metadataByPath, List<Finding> into) {
+        metadataByPath.properties().forEach(entry -> entry.getValue().forEach(item -> {
+            String type = item.path("type").asText();
+            if (type.equals("aws:cdk:warning") || type.equals("aws:cdk:error")) {
+                into.add(new Finding(entry.getKey(), type, item.path("data").asText()));
+            }
+        }));
     }
 
     /** A stand-in for the functions jar: the CDK only hashes and stages it. */
@@ -85,12 +115,12 @@ final class SynthesizedStacks {
 
         private final TrafficShaperStack stack;
         private final Template template;
-        private final List<SynthesisMessage> messages;
+        private final List<Finding> findings;
 
-        Synthesized(TrafficShaperStack stack, Template template, List<SynthesisMessage> messages) {
+        Synthesized(TrafficShaperStack stack, Template template, List<Finding> findings) {
             this.stack = stack;
             this.template = template;
-            this.messages = List.copyOf(messages);
+            this.findings = List.copyOf(findings);
         }
 
         TrafficShaperStack stack() {
@@ -103,12 +133,21 @@ final class SynthesizedStacks {
 
         @SuppressWarnings("unchecked")
         Map<String, Object> resources() {
-            return (Map<String, Object>) ((Map<String, Object>) template.toJSON()).get("Resources");
+            return (Map<String, Object>) template.toJSON().get("Resources");
         }
 
-        /** Errors, warnings and infos the synthesis attached to constructs (cdk-nag reports here). */
-        List<SynthesisMessage> messages() {
-            return messages;
+        /** Warnings and errors the synthesis attached to constructs. */
+        List<Finding> findings() {
+            return findings;
+        }
+    }
+
+    /** A warning or error from synthesis: the construct path, {@code aws:cdk:warning|error}, the text. */
+    record Finding(String path, String type, String text) {
+
+        @Override
+        public String toString() {
+            return type + " " + path + ": " + text;
         }
     }
 }
