@@ -44,7 +44,7 @@ final class ClientBucket implements Strategy {
         private final ArrayDeque<SimRequest> waiting = new ArrayDeque<>();
         private double level;
         private long updatedAt;
-        private boolean pumpScheduled;
+        private final Wakeup wakeup = new Wakeup(run.loop(), this::pump);
 
         Bucket(long perMinute) {
             this.capacity = perMinute;
@@ -66,14 +66,8 @@ final class ClientBucket implements Strategy {
                 double cost = Math.min(capacity,
                         Charge.reservation(run.scenario().quota(), head.estimatedReservation()).amount(dimension));
                 if (level < cost) {
-                    if (!pumpScheduled) {
-                        pumpScheduled = true;
-                        long at = run.now() + (long) Math.ceil((cost - level) / perMilli);
-                        run.loop().schedule(at, () -> {
-                            pumpScheduled = false;
-                            pump();
-                        });
-                    }
+                    long at = run.now() + (long) Math.ceil((cost - level) / perMilli);
+                    wakeup.at(at);
                     return;
                 }
                 level -= cost;

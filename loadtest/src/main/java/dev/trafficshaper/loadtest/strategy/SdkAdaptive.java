@@ -34,7 +34,7 @@ final class SdkAdaptive implements Strategy {
     private final class Client {
         private final CubicRateLimiter limiter;
         private final ArrayDeque<Attempt> waiting = new ArrayDeque<>();
-        private boolean pumpScheduled;
+        private final Wakeup wakeup = new Wakeup(run.loop(), this::pump);
 
         Client(CubicRateLimiter limiter) {
             this.limiter = limiter;
@@ -50,13 +50,7 @@ final class SdkAdaptive implements Strategy {
             while (!waiting.isEmpty()) {
                 long at = limiter.tryAcquire(run.now());
                 if (at > run.now()) {
-                    if (!pumpScheduled) {
-                        pumpScheduled = true;
-                        run.loop().schedule(at, () -> {
-                            pumpScheduled = false;
-                            pump();
-                        });
-                    }
+                    wakeup.at(at);
                     return;
                 }
                 Attempt attempt = waiting.pollFirst();

@@ -26,12 +26,13 @@ final class WindowPacer implements Strategy {
     private final double target;
     private final List<Dimension> dimensions = new ArrayList<>();
     private final ArrayDeque<SimRequest> queue = new ArrayDeque<>();
-    private boolean pumpScheduled;
+    private final Wakeup wakeup;
 
     WindowPacer(SimRun run) {
         this.run = run;
         this.quota = run.scenario().quota();
         this.target = run.scenario().windowPacerTarget();
+        this.wakeup = new Wakeup(run.loop(), this::pump);
         for (QuotaDimension d : List.of(QuotaDimension.TOKENS, QuotaDimension.INPUT_TOKENS,
                 QuotaDimension.OUTPUT_TOKENS, QuotaDimension.REQUESTS)) {
             if (quota.limit(d) > 0) {
@@ -56,13 +57,7 @@ final class WindowPacer implements Strategy {
                 at = Math.max(at, d.earliest(charge.amount(d.dimension), run.now()));
             }
             if (at > run.now()) {
-                if (!pumpScheduled) {
-                    pumpScheduled = true;
-                    run.loop().schedule(at, () -> {
-                        pumpScheduled = false;
-                        pump();
-                    });
-                }
+                wakeup.at(at);
                 return;
             }
             queue.pollFirst();
