@@ -10,4 +10,13 @@ public enum PayloadKind {
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
+
+    public static PayloadKind fromWireName(String name) {
+        for (PayloadKind kind : values()) {
+            if (kind.wireName().equals(name)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("unknown payload kind '" + name + "'");
+    }
 }

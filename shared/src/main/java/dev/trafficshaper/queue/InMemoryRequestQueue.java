@@ -112,6 +112,18 @@ public final class InMemoryRequestQueue implements RequestQueue {
     }
 
     @Override
+    public TransitionResult requeue(RequestRecord invoking, RequestEvent.Requeue event, long nowMillis) {
+        synchronized (requests) {
+            TransitionResult result = requests.apply(invoking.requestId(),
+                    current -> Lifecycle.next(current, event, nowMillis), nowMillis);
+            if (result.applied()) {
+                shard(result.record().modelKey(), result.record().shard()).add(QueueItem.of(result.record()));
+            }
+            return result;
+        }
+    }
+
+    @Override
     public TransitionResult expire(QueueItem item, long nowMillis) {
         synchronized (requests) {
             TransitionResult result = requests.apply(item.requestId(),

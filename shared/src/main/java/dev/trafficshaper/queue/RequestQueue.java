@@ -4,6 +4,8 @@ import dev.trafficshaper.lease.Lease;
 import dev.trafficshaper.lease.LeaseLostException;
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.request.NewRequest;
+import dev.trafficshaper.request.RequestEvent;
+import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.TransitionResult;
 import java.util.List;
 
@@ -38,6 +40,13 @@ public interface RequestQueue {
      * @throws LeaseLostException when {@code lease} is stale
      */
     AdmitResult admit(Lease lease, List<QueueItem> items, long nowMillis);
+
+    /**
+     * Puts a throttled request back: INVOKING → QUEUED with {@code event}'s requeue count, and its
+     * queue item restored at its original place (same shard, lane and enqueue time), both or
+     * neither. Refused once the deadline has passed or the request has left INVOKING.
+     */
+    TransitionResult requeue(RequestRecord invoking, RequestEvent.Requeue event, long nowMillis);
 
     /** Marks a queued (or admitted) request EXPIRED and removes its queue item in any case. */
     TransitionResult expire(QueueItem item, long nowMillis);

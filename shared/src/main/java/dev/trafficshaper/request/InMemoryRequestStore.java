@@ -25,6 +25,9 @@ public final class InMemoryRequestStore implements RequestStore {
         if (event instanceof RequestEvent.Admit) {
             throw new IllegalArgumentException("admission goes through RequestQueue.admit, which also fences it");
         }
+        if (event instanceof RequestEvent.Requeue) {
+            throw new IllegalArgumentException("a requeue goes through RequestQueue.requeue, which restores the queue item");
+        }
         return apply(requestId, current -> Lifecycle.next(current, event, nowMillis), nowMillis);
     }
 

@@ -109,6 +109,36 @@ public sealed interface RequestEvent {
         }
     }
 
+    /**
+     * Bedrock throttled the request although the pacer admitted it: nothing was consumed, so it goes
+     * back to the queue, keeping its place, for the pacer to send again before its deadline. Applied
+     * only through {@code RequestQueue.requeue}, which also restores the queue item.
+     *
+     * @param requeues the request's requeue count after this one
+     */
+    record Requeue(int requeues, String detail) implements RequestEvent {
+        public Requeue {
+            if (requeues < 1) {
+                throw new IllegalArgumentException("requeues must be positive");
+            }
+        }
+
+        @Override
+        public Set<RequestState> from() {
+            return EnumSet.of(RequestState.INVOKING);
+        }
+
+        @Override
+        public RequestState to() {
+            return RequestState.QUEUED;
+        }
+
+        @Override
+        public boolean requiresOpenDeadline() {
+            return true;
+        }
+    }
+
     /** Refused before admission, e.g. its predicted wait exceeds its deadline. */
     record Reject(FailureReason reason, String detail) implements RequestEvent {
         public Reject {

@@ -19,6 +19,7 @@ import java.util.Objects;
  * @param taskToken       nullable; the Step Functions task token to release
  * @param callbackUrl     nullable; the webhook to notify
  * @param expiresAtMillis when the record stops existing (a whole second: it is the TTL)
+ * @param requeues        how often Bedrock throttled it and it went back to the queue
  */
 public record RequestRecord(
         String requestId,
@@ -42,7 +43,8 @@ public record RequestRecord(
         PayloadRef resultRef,
         String taskToken,
         String callbackUrl,
-        long expiresAtMillis) {
+        long expiresAtMillis,
+        int requeues) {
 
     public RequestRecord {
         Identifiers.require("requestId", requestId);
@@ -58,6 +60,13 @@ public record RequestRecord(
         if (expiresAtMillis % 1000 != 0) {
             throw new IllegalArgumentException("expiresAtMillis must be a whole second, was " + expiresAtMillis);
         }
+        if (requeues < 0) {
+            throw new IllegalArgumentException("requeues must not be negative");
+        }
+    }
+
+    public boolean isTerminal() {
+        return state.isTerminal();
     }
 
     /** The status the HTTP API reports: 202 while pending, 200 on success, the failure's code otherwise. */
@@ -89,7 +98,7 @@ public record RequestRecord(
                 .updatedAtMillis(updatedAtMillis).admittedAtMillis(admittedAtMillis).startedAtMillis(startedAtMillis)
                 .finishedAtMillis(finishedAtMillis).fencingToken(fencingToken).estimate(estimate)
                 .payloadRef(payloadRef).failureReason(failureReason).detail(detail).actualUsage(actualUsage)
-                .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis);
+                .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues);
     }
 
     /** Rounds a time up to the next whole second, the resolution of DynamoDB's TTL attribute. */
@@ -120,6 +129,7 @@ public record RequestRecord(
         private String taskToken;
         private String callbackUrl;
         private long expiresAtMillis;
+        private int requeues;
 
         private Builder() {
         }
@@ -146,12 +156,13 @@ public record RequestRecord(
         public Builder taskToken(String value) { this.taskToken = value; return this; }
         public Builder callbackUrl(String value) { this.callbackUrl = value; return this; }
         public Builder expiresAtMillis(long value) { this.expiresAtMillis = value; return this; }
+        public Builder requeues(int value) { this.requeues = value; return this; }
 
         public RequestRecord build() {
             return new RequestRecord(requestId, tenant, modelKey, lane, state, shard, enqueuedAtMillis,
                     deadlineMillis, updatedAtMillis, admittedAtMillis, startedAtMillis, finishedAtMillis,
                     fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, taskToken,
-                    callbackUrl, expiresAtMillis);
+                    callbackUrl, expiresAtMillis, requeues);
         }
     }
 }

@@ -18,7 +18,8 @@ public record StatusChange(
         Long startedAtMillis,
         Long finishedAtMillis,
         TokenUsage actualUsage,
-        PayloadRef resultRef) {
+        PayloadRef resultRef,
+        Integer requeues) {
 
     public RequestRecord applyTo(RequestRecord current) {
         RequestRecord.Builder next = current.toBuilder().state(state).updatedAtMillis(updatedAtMillis);
@@ -45,6 +46,9 @@ public record StatusChange(
         }
         if (resultRef != null) {
             next.resultRef(resultRef);
+        }
+        if (requeues != null) {
+            next.requeues(requeues);
         }
         return next.build();
     }

@@ -239,6 +239,45 @@ public abstract class PersistenceContract {
     }
 
     @Test
+    void aThrottledRequestGoesBackToItsPlaceInTheQueueOnce() {
+        store.queue().enqueue(request("first", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("second", Lane.INTERACTIVE, DEADLINE), T0 + 1);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        QueueItem head = store.queue().heads(MODEL, 1, T0 + 10).work().get(0);
+        store.queue().admit(lease, List.of(head), T0 + 20);
+        RequestRecord invoking = store.requests().transition("first", new RequestEvent.StartInvoking(), T0 + 30)
+                .record();
+
+        RequestEvent.Requeue requeue = new RequestEvent.Requeue(1, "bedrock throttled");
+        TransitionResult back = store.queue().requeue(invoking, requeue, T0 + 40);
+        TransitionResult again = store.queue().requeue(invoking, requeue, T0 + 41);
+
+        assertThat(back.applied()).isTrue();
+        assertThat(back.record().state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.record().requeues()).isEqualTo(1);
+        assertThat(store.requests().find("first", T0 + 50).orElseThrow()).isEqualTo(back.record());
+        assertThat(again.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 50).work()).extracting(QueueItem::requestId)
+                .containsExactly("first", "second");
+        assertThat(store.queue().depth(MODEL, T0 + 50)).isEqualTo(2);
+    }
+
+    @Test
+    void aThrottledRequestPastItsDeadlineIsNotRequeued() {
+        store.queue().enqueue(request("late", Lane.INTERACTIVE, T0 + 100), T0);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        store.queue().admit(lease, store.queue().heads(MODEL, 1, T0 + 10).work(), T0 + 20);
+        RequestRecord invoking = store.requests().transition("late", new RequestEvent.StartInvoking(), T0 + 30)
+                .record();
+
+        TransitionResult result = store.queue().requeue(invoking, new RequestEvent.Requeue(1, "throttled"), T0 + 100);
+
+        assertThat(result.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(result.record()).isEqualTo(invoking);
+        assertThat(store.queue().depth(MODEL, T0 + 50)).isZero();
+    }
+
+    @Test
     void aTransitionFromTheWrongStateIsRefusedWithTheCurrentRecord() {
         RequestRecord queued = store.queue().enqueue(request("wrong", Lane.INTERACTIVE, DEADLINE), T0).record();
 

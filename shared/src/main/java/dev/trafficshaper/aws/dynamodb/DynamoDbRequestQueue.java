@@ -13,6 +13,7 @@ import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.queue.ShardPicker;
+import dev.trafficshaper.request.Lifecycle;
 import dev.trafficshaper.request.NewRequest;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
@@ -233,6 +234,27 @@ public final class DynamoDbRequestQueue implements RequestQueue {
 
     private void removeLeftover(QueueItem item) {
         dynamoDb.deleteItem(b -> b.tableName(table).key(RequestItems.queueKey(item)));
+    }
+
+    @Override
+    public TransitionResult requeue(RequestRecord invoking, RequestEvent.Requeue event, long nowMillis) {
+        RequestRecord queued = Lifecycle.change(event, nowMillis).applyTo(invoking);
+        Put item = Put.builder().tableName(table).item(RequestItems.queueItem(QueueItem.of(queued))).build();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                dynamoDb.transactWriteItems(b -> b.transactItems(
+                        TransactWriteItem.builder().update(StatusUpdate.of(event, nowMillis)
+                                .transactUpdate(table, invoking.requestId())).build(),
+                        TransactWriteItem.builder().put(item).build()));
+                return TransitionResult.applied(queued);
+            } catch (TransactionCanceledException e) {
+                CancellationReason reason = e.cancellationReasons().get(0);
+                if (CONDITION_FAILED.equals(reason.code())) {
+                    return DynamoDbRequestStore.refusal(invoking.requestId(), reason.item(), nowMillis);
+                }
+                retryOnConflict(e, attempt);
+            }
+        }
     }
 
     /**

@@ -38,6 +38,9 @@ public final class DynamoDbRequestStore implements RequestStore {
         if (event instanceof RequestEvent.Admit) {
             throw new IllegalArgumentException("admission goes through RequestQueue.admit, which also fences it");
         }
+        if (event instanceof RequestEvent.Requeue) {
+            throw new IllegalArgumentException("a requeue goes through RequestQueue.requeue, which restores the queue item");
+        }
         try {
             Map<String, AttributeValue> updated = dynamoDb.updateItem(StatusUpdate.of(event, nowMillis)
                     .updateItem(table, requestId).returnValues(ReturnValue.ALL_NEW).build()).attributes();

@@ -40,6 +40,7 @@ final class RequestItems {
     static final String TASK_TOKEN = "taskToken";
     static final String CALLBACK_URL = "callbackUrl";
     static final String HTTP_STATUS = "httpStatus";
+    static final String REQUEUES = "requeues";
 
     private RequestItems() {
     }
@@ -91,6 +92,7 @@ final class RequestItems {
             item.put(CALLBACK_URL, s(r.callbackUrl()));
         }
         item.put(TableKeys.EXPIRES_AT, n(r.expiresAtMillis() / 1000));
+        item.put(REQUEUES, n(r.requeues()));
         return item;
     }
 
@@ -119,6 +121,7 @@ final class RequestItems {
                 .taskToken(string(item, TASK_TOKEN))
                 .callbackUrl(string(item, CALLBACK_URL))
                 .expiresAtMillis(number(item, TableKeys.EXPIRES_AT) * 1000)
+                .requeues((int) number(item, REQUEUES))
                 .build();
     }
 

@@ -59,6 +59,9 @@ record StatusUpdate(String updateExpression, String conditionExpression, Map<Str
         if (change.resultRef() != null) {
             set(sets, names, values, RequestItems.RESULT, Attrs.ref(change.resultRef()));
         }
+        if (change.requeues() != null) {
+            set(sets, names, values, RequestItems.REQUEUES, n(change.requeues()));
+        }
 
         List<String> from = new ArrayList<>();
         int i = 0;
