@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** {@code java -jar traffic-shaper-loadtest.jar <command>}: the simulator, the Bedrock simulator, the demo. */
 @Command(name = "traffic-shaper-loadtest", mixinStandardHelpOptions = true,
         description = "Simulations and load tests for the Bedrock traffic shaper.",
-        subcommands = {SimulateCommand.class, dev.trafficshaper.loadtest.bedrock.BedrockSimCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SimulateCommand.class, BedrockSimCommand.class, CommandLine.HelpCommand.class})
 public final class LoadTestCli {
 
     public static void main(String[] args) {

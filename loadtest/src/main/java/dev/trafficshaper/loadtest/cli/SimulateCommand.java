@@ -1,7 +1,7 @@
 package dev.trafficshaper.loadtest.cli;
 
-import dev.trafficshaper.loadtest.provider.Leniency;
-import dev.trafficshaper.loadtest.provider.QuotaModel;
+import dev.trafficshaper.simulator.provider.Leniency;
+import dev.trafficshaper.simulator.provider.QuotaModel;
 import dev.trafficshaper.loadtest.report.Charts;
 import dev.trafficshaper.loadtest.report.ComparisonTable;
 import dev.trafficshaper.loadtest.report.ResultFile;

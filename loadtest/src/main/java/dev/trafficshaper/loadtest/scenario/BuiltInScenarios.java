@@ -1,7 +1,7 @@
 package dev.trafficshaper.loadtest.scenario;
 
-import dev.trafficshaper.loadtest.provider.LatencyModel;
-import dev.trafficshaper.loadtest.provider.Leniency;
+import dev.trafficshaper.simulator.provider.LatencyModel;
+import dev.trafficshaper.simulator.provider.Leniency;
 import dev.trafficshaper.model.Quota;
 import dev.trafficshaper.pacing.PacerSettings;
 import java.util.LinkedHashMap;

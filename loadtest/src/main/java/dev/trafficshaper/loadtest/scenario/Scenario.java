@@ -1,10 +1,10 @@
 package dev.trafficshaper.loadtest.scenario;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.trafficshaper.loadtest.provider.Faults;
-import dev.trafficshaper.loadtest.provider.LatencyModel;
-import dev.trafficshaper.loadtest.provider.Leniency;
-import dev.trafficshaper.loadtest.provider.QuotaModel;
+import dev.trafficshaper.simulator.provider.Faults;
+import dev.trafficshaper.simulator.provider.LatencyModel;
+import dev.trafficshaper.simulator.provider.Leniency;
+import dev.trafficshaper.simulator.provider.QuotaModel;
 import dev.trafficshaper.model.Quota;
 import dev.trafficshaper.pacing.PacerSettings;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.trafficshaper.loadtest.sim;
 
-import dev.trafficshaper.loadtest.provider.Faults;
-import dev.trafficshaper.loadtest.provider.LatencyModel;
-import dev.trafficshaper.loadtest.provider.ProviderQuota;
+import dev.trafficshaper.simulator.provider.Faults;
+import dev.trafficshaper.simulator.provider.LatencyModel;
+import dev.trafficshaper.simulator.provider.ProviderQuota;
 import dev.trafficshaper.model.Charge;
 import dev.trafficshaper.model.Quota;
 import java.util.SplittableRandom;

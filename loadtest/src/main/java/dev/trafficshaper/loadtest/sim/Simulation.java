@@ -1,6 +1,6 @@
 package dev.trafficshaper.loadtest.sim;
 
-import dev.trafficshaper.loadtest.provider.ProviderQuota;
+import dev.trafficshaper.simulator.provider.ProviderQuota;
 import dev.trafficshaper.loadtest.scenario.Scenario;
 import dev.trafficshaper.loadtest.scenario.TrafficGenerator;
 import dev.trafficshaper.loadtest.strategy.Strategies;

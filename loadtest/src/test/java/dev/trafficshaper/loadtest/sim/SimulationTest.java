@@ -2,8 +2,8 @@ package dev.trafficshaper.loadtest.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.trafficshaper.loadtest.provider.Leniency;
-import dev.trafficshaper.loadtest.provider.QuotaModel;
+import dev.trafficshaper.simulator.provider.Leniency;
+import dev.trafficshaper.simulator.provider.QuotaModel;
 import dev.trafficshaper.loadtest.report.ResultFile;
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
 import dev.trafficshaper.loadtest.scenario.Scenario;
