@@ -1,5 +1,8 @@
 package dev.trafficshaper.request;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -11,6 +14,15 @@ public interface RequestStore {
 
     /** The live record of {@code requestId}: absent when unknown or past its retention. */
     Optional<RequestRecord> find(String requestId, long nowMillis);
+
+    /** The live records of {@code requestIds}, keyed by id; unknown ids are left out. */
+    default Map<String, RequestRecord> findAll(Collection<String> requestIds, long nowMillis) {
+        Map<String, RequestRecord> found = new HashMap<>();
+        for (String id : requestIds) {
+            find(id, nowMillis).ifPresent(record -> found.put(id, record));
+        }
+        return found;
+    }
 
     /**
      * Applies {@code event} if the request is in one of {@code event.from()}; one conditional write.

@@ -1,0 +1,246 @@
+package dev.trafficshaper.local;
+
+import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.bedrock.ModelInvoker;
+import dev.trafficshaper.delivery.HttpWebhookTransport;
+import dev.trafficshaper.delivery.Notifier;
+import dev.trafficshaper.delivery.OutcomeEvents;
+import dev.trafficshaper.delivery.StatusService;
+import dev.trafficshaper.lease.InMemoryDrainerLeases;
+import dev.trafficshaper.lifecycle.AdmissionService;
+import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.DrainerWake;
+import dev.trafficshaper.lifecycle.Finalizer;
+import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
+import dev.trafficshaper.lifecycle.InvocationDispatch;
+import dev.trafficshaper.lifecycle.InvocationService;
+import dev.trafficshaper.lifecycle.ShaperMetrics;
+import dev.trafficshaper.lifecycle.SubmissionService;
+import dev.trafficshaper.lifecycle.WorkflowCallback;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.payload.InMemoryPayloadStore;
+import dev.trafficshaper.payload.PayloadPolicy;
+import dev.trafficshaper.queue.InMemoryRequestQueue;
+import dev.trafficshaper.queue.ShardPicker;
+import dev.trafficshaper.request.InMemoryRequestStore;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.submission.CallbackUrlPolicy;
+import dev.trafficshaper.submission.CharacterTokenEstimator;
+import dev.trafficshaper.submission.SubmissionParser;
+import dev.trafficshaper.usage.InMemoryUsageLedger;
+import dev.trafficshaper.usage.UsageSharding;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
+
+/**
+ * The whole shaper in one process: the same services the Lambda functions run, wired to the
+ * in-memory adapters, with threads where AWS has asynchronous invokes and Step Functions. The
+ * workflow's "resume" becomes the delivery itself (webhook and event), as the Deliver state does
+ * on AWS.
+ *
+ * <p>One drainer thread per model runs while there is work; a 1-second safety net wakes a drainer
+ * for any model with queued work and no lease, the local counterpart of the 1-minute schedule.
+ */
+public final class LocalRuntime implements AutoCloseable {
+
+    private final ModelCatalog catalog;
+    private final SubmissionService submissions;
+    private final AdmissionService admissions;
+    private final StatusService status;
+    private final Finalizer finalizer;
+    private final InMemoryRequestQueue queue;
+    private final InMemoryDrainerLeases leases;
+    private final ExecutorService drainers = Executors.newCachedThreadPool(daemon("shaper-drainer"));
+    private final ExecutorService invokers;
+    private final ExecutorService deliveries = Executors.newFixedThreadPool(4, daemon("shaper-delivery"));
+    private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
+            daemon("shaper-safety-net"));
+    private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
+    private final LongSupplier clock;
+    private final OutcomeListener listener;
+
+    /** Told about every delivered outcome, after its webhook; for the demo and tests. */
+    public interface OutcomeListener {
+        OutcomeListener NONE = (record, delivery) -> { };
+
+        void delivered(RequestRecord record, Notifier.Delivery delivery);
+    }
+
+    private LocalRuntime(Builder b) {
+        this.catalog = b.catalog;
+        this.clock = System::currentTimeMillis;
+        this.listener = b.listener;
+        this.invokers = Executors.newFixedThreadPool(b.invokerThreads, daemon("shaper-invoker"));
+        InMemoryRequestStore requests = new InMemoryRequestStore();
+        leases = new InMemoryDrainerLeases();
+        queue = InMemoryRequestQueue.create(requests, leases, catalog, ShardPicker.roundRobin());
+        InMemoryPayloadStore payloads = InMemoryPayloadStore.create(PayloadPolicy.defaults());
+        InMemoryUsageLedger usage = InMemoryUsageLedger.create(UsageSharding.defaults());
+        InMemoryModelStatusBoard board = new InMemoryModelStatusBoard();
+        CallbackUrlPolicy callbacks = b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local();
+        status = StatusService.create(catalog, requests, payloads, board);
+        Notifier notifier = Notifier.create(requests, status, new HttpWebhookTransport(Duration.ofSeconds(10)),
+                b.events, callbacks, b.webhookSecret, 3, Thread::sleep, clock);
+        WorkflowCallback deliver = record -> deliveries.execute(() -> {
+            try {
+                listener.delivered(record, notifier.deliver(record));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        DrainerWake wake = this::wake;
+        ModelInvoker invoker = b.invoker != null ? b.invoker : bedrockInvoker(b.bedrockEndpoint);
+        InvocationService invocations = InvocationService.create(catalog, requests, queue, payloads, usage, invoker,
+                deliver, wake, b.metrics, clock, InvocationService.DEFAULT_MAX_REQUEUES);
+        InvocationDispatch dispatch = (model, requestId) -> invokers.execute(() -> invocations.process(requestId));
+        DrainService drain = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
+                .board(board).dispatch(dispatch).wake(wake).callback(deliver).metrics(b.metrics).build();
+        this.drainService = drain;
+        submissions = SubmissionService.create(catalog,
+                SubmissionParser.create(catalog, callbacks, PayloadPolicy.DEFAULT_MAX_BYTES), b.estimator(), payloads,
+                requests, board, () -> UUID.randomUUID().toString());
+        admissions = AdmissionService.create(queue, leases, wake, deliver);
+        finalizer = Finalizer.create(requests, queue, b.metrics);
+        safetyNet.scheduleWithFixedDelay(this::wakeIdleModelsWithWork, 1, 1, TimeUnit.SECONDS);
+    }
+
+    private final DrainService drainService;
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public ModelCatalog catalog() {
+        return catalog;
+    }
+
+    public SubmissionService submissions() {
+        return submissions;
+    }
+
+    public AdmissionService admissions() {
+        return admissions;
+    }
+
+    public StatusService status() {
+        return status;
+    }
+
+    public Finalizer finalizer() {
+        return finalizer;
+    }
+
+    public long nowMillis() {
+        return clock.getAsLong();
+    }
+
+    /** Starts a drainer thread for the model unless one is already running in this process. */
+    public void wake(String modelKey) {
+        AtomicBoolean running = draining.computeIfAbsent(modelKey, key -> new AtomicBoolean());
+        if (!running.compareAndSet(false, true)) {
+            return;
+        }
+        drainers.execute(() -> {
+            try {
+                drainService.drain(modelKey, "local-" + modelKey, Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                System.err.println("drainer for " + modelKey + " stopped: " + e);
+            } finally {
+                running.set(false);
+            }
+        });
+    }
+
+    private void wakeIdleModelsWithWork() {
+        long now = clock.getAsLong();
+        for (ModelConfig model : catalog.all()) {
+            if (leases.current(model.key(), now).isEmpty() && queue.depth(model.key(), now) > 0) {
+                wake(model.key());
+            }
+        }
+    }
+
+    private static ModelInvoker bedrockInvoker(URI endpoint) {
+        var builder = BedrockRuntimeClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder()
+                .socketTimeout(InvocationService.MAX_CALL).connectionTimeout(Duration.ofSeconds(5)));
+        if (endpoint != null) {
+            builder.endpointOverride(endpoint).region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
+        }
+        return ConverseModelInvoker.create(ConverseModelInvoker.withoutRetries(builder, InvocationService.MAX_CALL)
+                .build());
+    }
+
+    @Override
+    public void close() {
+        safetyNet.shutdownNow();
+        drainers.shutdownNow();
+        invokers.shutdownNow();
+        deliveries.shutdown();
+        try {
+            deliveries.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    public static final class Builder {
+        private ModelCatalog catalog = ModelCatalog.defaults();
+        private URI bedrockEndpoint;
+        private ModelInvoker invoker;
+        private byte[] webhookSecret = "local-webhook-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        private OutcomeEvents events = OutcomeEvents.NONE;
+        private ShaperMetrics metrics = ShaperMetrics.NONE;
+        private OutcomeListener listener = OutcomeListener.NONE;
+        private boolean strictCallbacks;
+        private int invokerThreads = 64;
+
+        private Builder() {
+        }
+
+        public Builder catalog(ModelCatalog value) { this.catalog = value; return this; }
+        /** Bedrock Runtime endpoint (the simulator's); null for real Bedrock with the default credentials. */
+        public Builder bedrockEndpoint(URI value) { this.bedrockEndpoint = value; return this; }
+        public Builder invoker(ModelInvoker value) { this.invoker = value; return this; }
+        public Builder webhookSecret(byte[] value) { this.webhookSecret = value.clone(); return this; }
+        public Builder events(OutcomeEvents value) { this.events = value; return this; }
+        public Builder metrics(ShaperMetrics value) { this.metrics = value; return this; }
+        public Builder listener(OutcomeListener value) { this.listener = value; return this; }
+        /** Refuse http and loopback webhooks, as a deployment does. */
+        public Builder strictCallbacks(boolean value) { this.strictCallbacks = value; return this; }
+        public Builder invokerThreads(int value) { this.invokerThreads = value; return this; }
+
+        CharacterTokenEstimator estimator() {
+            return CharacterTokenEstimator.defaults();
+        }
+
+        public LocalRuntime build() {
+            return new LocalRuntime(this);
+        }
+    }
+}

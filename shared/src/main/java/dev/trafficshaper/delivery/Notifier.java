@@ -1,0 +1,134 @@
+package dev.trafficshaper.delivery;
+
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.submission.CallbackUrlPolicy;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * Delivers a finished request: one EventBridge-style event, and the webhook when the caller gave a
+ * {@code callbackUrl}. The webhook carries the same body as {@code GET /v1/requests/{id}}, signed
+ * ({@link WebhookSignature}); it is tried a bounded number of times with growing pauses, and a
+ * webhook that still fails is reported in the result, not retried forever: the status stays
+ * readable, so nothing is lost. Receivers should deduplicate on {@code requestId}, since a retried
+ * delivery step may send the same body twice.
+ */
+public final class Notifier {
+
+    public static final String EVENT_DETAIL_TYPE = "Shaped request finished";
+
+    /** Something the notifier can wait on between attempts; tests pass one that returns at once. */
+    public interface Pause {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    /** What a delivery did. {@code webhookStatus} is 0 without a webhook, -1 when every attempt failed. */
+    public record Delivery(String requestId, boolean eventPublished, int webhookAttempts, int webhookStatus,
+                           String webhookError) {
+    }
+
+    private final RequestStore requests;
+    private final StatusService status;
+    private final WebhookTransport transport;
+    private final OutcomeEvents events;
+    private final CallbackUrlPolicy callbacks;
+    private final byte[] secret;
+    private final int maxAttempts;
+    private final Pause pause;
+    private final LongSupplier clock;
+
+    private Notifier(RequestStore requests, StatusService status, WebhookTransport transport, OutcomeEvents events,
+                     CallbackUrlPolicy callbacks, byte[] secret, int maxAttempts, Pause pause, LongSupplier clock) {
+        this.requests = requests;
+        this.status = status;
+        this.transport = transport;
+        this.events = events;
+        this.callbacks = callbacks;
+        this.secret = secret.clone();
+        this.maxAttempts = maxAttempts;
+        this.pause = pause;
+        this.clock = clock;
+    }
+
+    public static Notifier create(RequestStore requests, StatusService status, WebhookTransport transport,
+                                  OutcomeEvents events, CallbackUrlPolicy callbacks, byte[] secret, int maxAttempts,
+                                  Pause pause, LongSupplier clock) {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be positive");
+        }
+        return new Notifier(requests, status, transport, events, callbacks, secret, maxAttempts, pause, clock);
+    }
+
+    /** Delivers the request's current (terminal) state; empty when the request is unknown. */
+    public Optional<Delivery> deliver(String requestId) throws InterruptedException {
+        long now = clock.getAsLong();
+        Optional<RequestRecord> found = requests.find(requestId, now);
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(deliver(found.get()));
+    }
+
+    public Delivery deliver(RequestRecord record) throws InterruptedException {
+        long now = clock.getAsLong();
+        String body = status.view(record, now).json();
+        events.publish(EVENT_DETAIL_TYPE, body);
+        if (record.callbackUrl() == null) {
+            return new Delivery(record.requestId(), true, 0, 0, null);
+        }
+        URI target = URI.create(record.callbackUrl());
+        Optional<String> refused = refusal(target);
+        if (refused.isPresent()) {
+            return new Delivery(record.requestId(), true, 0, -1, refused.get());
+        }
+        String lastError = null;
+        for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+            long timestamp = clock.getAsLong() / 1000;
+            Map<String, String> headers = Map.of(
+                    WebhookSignature.TIMESTAMP_HEADER, Long.toString(timestamp),
+                    WebhookSignature.SIGNATURE_HEADER, WebhookSignature.sign(secret, timestamp, body),
+                    "X-Shaper-Request-Id", record.requestId());
+            try {
+                int code = transport.post(target, headers, body);
+                if (code >= 200 && code < 300) {
+                    return new Delivery(record.requestId(), true, attempt, code, null);
+                }
+                lastError = "HTTP " + code;
+                if (code >= 400 && code < 500 && code != 408 && code != 429) {
+                    return new Delivery(record.requestId(), true, attempt, code, lastError);
+                }
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+            }
+            if (attempt < maxAttempts) {
+                pause.sleep(1000L << (attempt - 1));
+            }
+        }
+        return new Delivery(record.requestId(), true, maxAttempts, -1, lastError);
+    }
+
+    /** Re-checks the target at delivery time, on every address its name resolves to now. */
+    private Optional<String> refusal(URI target) {
+        try {
+            callbacks.check(target.toString());
+            for (InetAddress address : InetAddress.getAllByName(target.getHost())) {
+                Optional<String> reason = callbacks.refusal(address);
+                if (reason.isPresent()) {
+                    return Optional.of("callbackUrl resolves to " + reason.get());
+                }
+            }
+            return Optional.empty();
+        } catch (UnknownHostException e) {
+            return Optional.of("callbackUrl host does not resolve: " + target.getHost());
+        } catch (RuntimeException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+}

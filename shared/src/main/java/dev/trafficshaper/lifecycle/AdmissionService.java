@@ -1,0 +1,53 @@
+package dev.trafficshaper.lifecycle;
+
+import dev.trafficshaper.lease.DrainerLeases;
+import dev.trafficshaper.queue.EnqueueResult;
+import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.request.RequestRecord;
+
+/**
+ * The Budget Manager: puts a ticket on its model's queue together with the task token that will
+ * resume its workflow, and makes sure a drainer is running.
+ *
+ * <p>Safe to repeat (the workflow's task may be retried): the enqueue is idempotent on the
+ * request id, and a repeat for a request that has already ended resumes its workflow again, so a
+ * lost signal is recovered rather than waited on until the timeout.
+ */
+public final class AdmissionService {
+
+    private final RequestQueue queue;
+    private final DrainerLeases leases;
+    private final DrainerWake wake;
+    private final WorkflowCallback callback;
+
+    private AdmissionService(RequestQueue queue, DrainerLeases leases, DrainerWake wake, WorkflowCallback callback) {
+        this.queue = queue;
+        this.leases = leases;
+        this.wake = wake;
+        this.callback = callback;
+    }
+
+    public static AdmissionService create(RequestQueue queue, DrainerLeases leases, DrainerWake wake,
+                                          WorkflowCallback callback) {
+        return new AdmissionService(queue, leases, wake, callback);
+    }
+
+    /** @throws RequestIdConflictException when another tenant's request holds the id; nothing changes */
+    public RequestRecord admit(Ticket ticket, String taskToken, long nowMillis) {
+        EnqueueResult result = queue.enqueue(ticket.toNewRequest(taskToken), nowMillis);
+        RequestRecord record = result.record();
+        if (!result.created()) {
+            if (!record.tenant().equals(ticket.tenant())) {
+                throw new RequestIdConflictException(ticket.requestId());
+            }
+            if (record.isTerminal()) {
+                callback.resume(record);
+                return record;
+            }
+        }
+        if (leases.current(ticket.modelKey(), nowMillis).isEmpty()) {
+            wake.wake(ticket.modelKey());
+        }
+        return record;
+    }
+}

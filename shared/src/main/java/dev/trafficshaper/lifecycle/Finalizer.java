@@ -1,0 +1,77 @@
+package dev.trafficshaper.lifecycle;
+
+import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.request.FailureReason;
+import dev.trafficshaper.request.RequestEvent;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.request.TransitionResult;
+import java.util.Optional;
+
+/**
+ * Records one honest terminal outcome for a workflow that ended without one: its waiting task
+ * timed out, the execution was stopped, or a step failed. A terminal status already written (the
+ * usual case: the Bedrock Processor failed the task after writing it) is kept, never replaced.
+ *
+ * <p>A request still queued or admitted when its time ran out expired; one that was already
+ * being sent to Bedrock was aborted (its result, if Bedrock still answers, is discarded by the
+ * terminal-state condition).
+ */
+public final class Finalizer {
+
+    /** The Step Functions error names that mean "ran out of time". */
+    public static boolean isTimeout(String error) {
+        return "States.Timeout".equals(error) || "States.HeartbeatTimeout".equals(error);
+    }
+
+    private final RequestStore requests;
+    private final RequestQueue queue;
+    private final ShaperMetrics metrics;
+
+    private Finalizer(RequestStore requests, RequestQueue queue, ShaperMetrics metrics) {
+        this.requests = requests;
+        this.queue = queue;
+        this.metrics = metrics;
+    }
+
+    public static Finalizer create(RequestStore requests, RequestQueue queue, ShaperMetrics metrics) {
+        return new Finalizer(requests, queue, metrics);
+    }
+
+    /**
+     * @param tenant the tenant the workflow was started for; another tenant's record is left alone
+     * @param error  the workflow's error name, e.g. {@code States.Timeout}
+     * @return the terminal record, empty when the request was never stored (refused before enqueue)
+     */
+    public Optional<RequestRecord> finalizeRequest(String requestId, String tenant, String error, String cause,
+                                                   long nowMillis) {
+        Optional<RequestRecord> found = requests.find(requestId, nowMillis);
+        if (found.isEmpty() || !found.get().tenant().equals(tenant)) {
+            return Optional.empty();
+        }
+        RequestRecord current = found.get();
+        for (int attempt = 0; attempt < 3 && !current.isTerminal(); attempt++) {
+            TransitionResult result = step(current, error, cause, nowMillis);
+            if (result.record() == null) {
+                return Optional.empty();
+            }
+            current = result.record();
+            if (result.applied()) {
+                metrics.outcome(current);
+            }
+        }
+        return Optional.of(current);
+    }
+
+    private TransitionResult step(RequestRecord current, String error, String cause, long nowMillis) {
+        boolean timeout = isTimeout(error);
+        if (timeout && (current.state() == RequestState.QUEUED || current.state() == RequestState.ADMITTED)) {
+            return queue.expire(QueueItem.of(current), nowMillis);
+        }
+        FailureReason reason = timeout ? FailureReason.DEADLINE_EXPIRED : FailureReason.ABORTED;
+        String detail = "workflow ended: " + error + (cause == null || cause.isBlank() ? "" : " (" + cause + ")");
+        return requests.transition(current.requestId(), RequestEvent.Fail.of(reason, detail), nowMillis);
+    }
+}

@@ -1,0 +1,11 @@
+package dev.trafficshaper.lifecycle;
+
+/**
+ * Hands an admitted request to the Bedrock Processor without waiting for it (an asynchronous
+ * Lambda invoke on AWS, a worker thread locally). Delivery may repeat; the processor's
+ * ADMITTED → INVOKING claim makes a repeat do nothing.
+ */
+public interface InvocationDispatch {
+
+    void dispatch(String modelKey, String requestId);
+}
