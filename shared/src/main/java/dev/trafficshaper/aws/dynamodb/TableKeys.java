@@ -32,6 +32,7 @@ public final class TableKeys {
     public static final List<KeyPattern> PATTERNS = List.of(
             new KeyPattern("model config", "MODEL#{model}", CONFIG_SK),
             new KeyPattern("drainer lease", "MODEL#{model}", LEASE_SK),
+            new KeyPattern("model status", "MODEL#{model}", STATUS_SK),
             new KeyPattern("queue item", "MODEL#{model}#Q#{shard}", "{laneRank}-{lane}#{enqueuedAtMillis:15}#{requestId}"),
             new KeyPattern("request status", "REQ#{requestId}", STATUS_SK),
             new KeyPattern("payload", "REQ#{requestId}", "PAYLOAD#{kind}#{sha256}"),

@@ -1,0 +1,56 @@
+package dev.trafficshaper.functions.aws;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trafficshaper.lifecycle.WorkflowCallback;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.InvalidTokenException;
+import software.amazon.awssdk.services.sfn.model.TaskDoesNotExistException;
+import software.amazon.awssdk.services.sfn.model.TaskTimedOutException;
+
+/**
+ * Resumes the request's execution with its task token: {@code SendTaskSuccess} for a success,
+ * {@code SendTaskFailure} with the failure reason as the error name otherwise. A token that is
+ * no longer valid (the execution timed out, was stopped, or was already resumed) is not an error
+ * here: the terminal status is written, and the finalizer has or will have recorded the rest.
+ */
+public final class StepFunctionsCallback implements WorkflowCallback {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StepFunctionsCallback.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_CAUSE = 32_768;
+
+    private final SfnClient sfn;
+
+    public StepFunctionsCallback(SfnClient sfn) {
+        this.sfn = sfn;
+    }
+
+    @Override
+    public void resume(RequestRecord terminal) {
+        if (terminal.taskToken() == null) {
+            return;
+        }
+        try {
+            if (terminal.state() == RequestState.SUCCEEDED) {
+                ObjectNode output = JSON.createObjectNode();
+                output.put("requestId", terminal.requestId());
+                output.put("status", terminal.state().name());
+                output.put("httpStatus", terminal.httpStatus());
+                sfn.sendTaskSuccess(b -> b.taskToken(terminal.taskToken()).output(output.toString()));
+            } else {
+                String reason = terminal.failureReason() == null ? terminal.state().name()
+                        : terminal.failureReason().name();
+                String cause = terminal.detail() == null ? terminal.state().name() : terminal.detail();
+                sfn.sendTaskFailure(b -> b.taskToken(terminal.taskToken()).error(reason)
+                        .cause(cause.length() > MAX_CAUSE ? cause.substring(0, MAX_CAUSE) : cause));
+            }
+        } catch (TaskTimedOutException | InvalidTokenException | TaskDoesNotExistException e) {
+            LOG.info("execution of {} no longer waits for its token: {}", terminal.requestId(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.trafficshaper.functions.drain;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.lease.Lease;
+import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.model.ModelConfig;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+
+/**
+ * The Queue Processor. Invoked with {@code {"model": key}} (a wake-up) it drains that model until
+ * idle or until {@value #HANDOFF_MARGIN_MILLIS} ms before the function's time limit, then hands
+ * off. Invoked by the 1-minute schedule (no model) it is the safety net: it wakes a drainer for
+ * every model with queued work and no lease holder.
+ */
+public final class QueueProcessorHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
+
+    /** Time kept back for the last admissions, the status publish and the handoff. */
+    static final long HANDOFF_MARGIN_MILLIS = 30_000;
+    private static final Logger LOG = LoggerFactory.getLogger(QueueProcessorHandler.class);
+
+    private final Shaper shaper;
+
+    public QueueProcessorHandler() {
+        this(Shaper.fromEnvironment());
+    }
+
+    public QueueProcessorHandler(Shaper shaper) {
+        this.shaper = shaper;
+    }
+
+    @Override
+    public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
+        Object model = event == null ? null : event.get("model");
+        return PowertoolsLogging.withLogging(context, "model", model == null ? "*" : model, () -> {
+            long now = System.currentTimeMillis();
+            if (model == null) {
+                return wakeModelsWithWork(now);
+            }
+            long stopBy = now + context.getRemainingTimeInMillis() - HANDOFF_MARGIN_MILLIS;
+            try {
+                DrainService.Report report = shaper.drains().drain(model.toString(), context.getAwsRequestId(), stopBy);
+                LOG.info("drain ended: {}", report);
+                Map<String, Object> result = new LinkedHashMap<>();
+                result.put("model", report.modelKey());
+                result.put("leaseGranted", report.leaseGranted());
+                result.put("admitted", report.admitted());
+                result.put("expired", report.expired());
+                result.put("throttled", report.throttled());
+                result.put("stoppedBecause", report.stoppedBecause());
+                return result;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("drain interrupted", e);
+            }
+        });
+    }
+
+    private Map<String, Object> wakeModelsWithWork(long now) {
+        Map<String, Object> woken = new LinkedHashMap<>();
+        Shaper.Persistence p = shaper.persistence();
+        for (ModelConfig config : shaper.catalog().all()) {
+            boolean leased = p.leases().current(config.key(), now).map((Lease lease) -> true).orElse(false);
+            var heads = p.queue().heads(config.key(), 1, now);
+            if (!leased && (!heads.work().isEmpty() || !heads.overdue().isEmpty())) {
+                shaper.wake(config.key());
+                woken.put(config.key(), "woken");
+            }
+        }
+        LOG.info("safety net: {}", woken);
+        return woken;
+    }
+}

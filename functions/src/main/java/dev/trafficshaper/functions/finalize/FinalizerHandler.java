@@ -1,0 +1,54 @@
+package dev.trafficshaper.functions.finalize;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.trafficshaper.functions.Json;
+import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.request.RequestRecord;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+
+/**
+ * The Finalize state: {@code {executionArn, request: <ticket + error>, error: {Error, Cause}}}.
+ * Records an honest terminal outcome unless one is already written; returns it for the delivery.
+ */
+public final class FinalizerHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FinalizerHandler.class);
+
+    private final Shaper shaper;
+
+    public FinalizerHandler() {
+        this(Shaper.fromEnvironment());
+    }
+
+    public FinalizerHandler(Shaper shaper) {
+        this.shaper = shaper;
+    }
+
+    @Override
+    public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
+        JsonNode input = Json.tree(event);
+        JsonNode request = input.get("request");
+        String requestId = Json.text(request, "requestId");
+        JsonNode error = input.path("error");
+        String errorName = error.path("Error").asText("States.Runtime");
+        String cause = error.path("Cause").asText("");
+        return PowertoolsLogging.withLogging(context, "requestId", requestId, () -> {
+            Optional<RequestRecord> finalRecord = shaper.finalizer().finalizeRequest(requestId,
+                    Json.text(request, "tenant"), errorName, cause, System.currentTimeMillis());
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("requestId", requestId);
+            result.put("error", errorName);
+            result.put("status", finalRecord.map(r -> r.state().name()).orElse("UNKNOWN"));
+            finalRecord.ifPresent(r -> result.put("httpStatus", r.httpStatus()));
+            LOG.info("finalized after {}: {}", errorName, result);
+            return result;
+        });
+    }
+}

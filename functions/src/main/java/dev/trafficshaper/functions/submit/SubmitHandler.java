@@ -1,0 +1,103 @@
+package dev.trafficshaper.functions.submit;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trafficshaper.functions.ApiResponses;
+import dev.trafficshaper.functions.Json;
+import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.lifecycle.RequestIdConflictException;
+import dev.trafficshaper.lifecycle.SubmissionRefusedException;
+import dev.trafficshaper.lifecycle.SubmissionService;
+import dev.trafficshaper.lifecycle.TicketJson;
+import dev.trafficshaper.submission.InvalidSubmissionException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+
+/**
+ * {@code POST /v1/requests}: validates and stores the body (nothing is stored for a 400, 409 or
+ * 429), then starts the request's execution. The execution name is derived from the tenant and the
+ * request id, so a repeated submission cannot start a second execution: Step Functions refuses a
+ * duplicate name, and the caller gets the same request id back.
+ */
+public final class SubmitHandler
+        implements RequestHandler<APIGatewayProxyRequestEvent, APIGatewayProxyResponseEvent> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SubmitHandler.class);
+
+    private final Shaper shaper;
+    private SubmissionService submissions;
+
+    public SubmitHandler() {
+        this(Shaper.fromEnvironment());
+    }
+
+    public SubmitHandler(Shaper shaper) {
+        this.shaper = shaper;
+    }
+
+    @Override
+    public APIGatewayProxyResponseEvent handleRequest(APIGatewayProxyRequestEvent event, Context context) {
+        return PowertoolsLogging.withLogging(context, () -> {
+            var tenant = ApiResponses.tenant(event);
+            if (tenant.isEmpty()) {
+                return ApiResponses.error(403, "the request must be signed (IAM authorization)", null);
+            }
+            byte[] body = event.getBody() == null ? new byte[0] : Boolean.TRUE.equals(event.getIsBase64Encoded())
+                    ? Base64.getDecoder().decode(event.getBody()) : event.getBody().getBytes(StandardCharsets.UTF_8);
+            if (submissions == null) {
+                submissions = shaper.submissions();
+            }
+            try {
+                SubmissionService.Accepted accepted = submissions.submit(tenant.get(), body, System.currentTimeMillis());
+                String status = "QUEUED";
+                if (accepted.isNew()) {
+                    start(tenant.get(), accepted);
+                } else {
+                    status = accepted.existing().state().name();
+                }
+                ObjectNode response = Json.MAPPER.createObjectNode().put("requestId", accepted.requestId())
+                        .put("status", status).put("statusUrl", "/v1/requests/" + accepted.requestId());
+                return ApiResponses.json(202, response.toString());
+            } catch (InvalidSubmissionException e) {
+                return ApiResponses.error(400, e.getMessage(), e.field());
+            } catch (RequestIdConflictException e) {
+                return ApiResponses.error(409, e.getMessage(), "requestId");
+            } catch (SubmissionRefusedException e) {
+                return ApiResponses.json(429, Json.MAPPER.createObjectNode().put("error", e.getMessage()).toString(),
+                        Map.of("Retry-After", Long.toString(e.retryAfterSeconds())));
+            }
+        });
+    }
+
+    private void start(String tenant, SubmissionService.Accepted accepted) {
+        String name = executionName(tenant, accepted.requestId());
+        try {
+            shaper.sfn().startExecution(b -> b.stateMachineArn(shaper.stateMachineArn()).name(name)
+                    .input(TicketJson.write(accepted.ticket()).toString()));
+        } catch (ExecutionAlreadyExistsException e) {
+            LOG.info("execution {} already exists: a repeated submission", name);
+        }
+    }
+
+    /** At most 80 characters of [A-Za-z0-9-_]: a short hash of the tenant, then the request id. */
+    public static String executionName(String tenant, String requestId) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(tenant.getBytes(StandardCharsets.UTF_8));
+            String name = HexFormat.of().formatHex(digest, 0, 6) + "-" + requestId.replaceAll("[^A-Za-z0-9_-]", "_");
+            return name.length() <= 80 ? name : name.substring(0, 80);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
