@@ -111,8 +111,10 @@ public final class ShaperClient implements AutoCloseable {
     /**
      * Submits a request ({@code POST /v1/requests}).
      *
-     * @throws SubmissionRejectedException on {@code 400}: invalid, nothing stored
-     * @throws UnexpectedResponseException on any other status but {@code 200}/{@code 202}
+     * @throws SubmissionRejectedException on {@code 400} (invalid), {@code 409} (the id is taken by a
+     *                                     different request) or {@code 429} (cannot be served in time,
+     *                                     or throttled; see its {@code retryAfter()}); nothing new stored
+     * @throws UnexpectedResponseException on any other status but {@code 200}/{@code 202}, e.g. {@code 403}
      * @throws ShaperException             when the call fails in transport
      */
     public Submitted submit(Submission submission) {
@@ -246,14 +248,14 @@ public final class ShaperClient implements AutoCloseable {
         if (code == 200 || code == 202) {
             return Submitted.fromResponse(code, response.body(), submission.requestId().orElse(null));
         }
-        if (code == 400) {
+        if (code == 400 || code == 409 || code == 429) {
             JsonNode json = Json.parseLeniently(response.body());
             String error = Json.text(json, "error");
             if (error == null) {
                 error = Json.text(json, "message");
             }
-            throw new SubmissionRejectedException(error == null ? "invalid request" : error, Json.text(json, "field"),
-                    response.body());
+            throw new SubmissionRejectedException(code, error == null ? "refused" : error, Json.text(json, "field"),
+                    code == 429 ? retryAfter(response) : null, response.body());
         }
         throw new UnexpectedResponseException("POST " + requestsUri.getPath(), code, response.body());
     }

@@ -26,7 +26,7 @@ class ShaperClientTest {
             {"requestId":"r-1","model":"nova-lite","status":"SUCCEEDED",
              "response":{"output":{"message":{"role":"assistant","content":[{"text":"Hello"},{"text":", world"}]}},
                          "stopReason":"end_turn","usage":{"inputTokens":12,"outputTokens":3,"totalTokens":15}},
-             "usage":{"inputTokens":12,"outputTokens":3,"cacheReadInputTokens":4},
+             "usage":{"inputTokens":12,"outputTokens":3,"cacheReadTokens":4,"cacheWriteTokens":0},
              "queuedMillis":1200,"someFieldAddedLater":{"x":1}}""";
     private static final String QUEUED = "{\"requestId\":\"r-1\",\"status\":\"QUEUED\"}";
 
@@ -96,9 +96,39 @@ class ShaperClientTest {
 
         assertThatThrownBy(() -> client.submit(Submission.text("nova-lite", "Hi", 64)))
                 .isInstanceOfSatisfying(SubmissionRejectedException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(400);
                     assertThat(e.error()).isEqualTo("deadlineSeconds exceeds the model's maximum of 3600");
                     assertThat(e.field()).contains("deadlineSeconds");
+                    assertThat(e.isRetryable()).isFalse();
                     assertThat(e.getMessage()).contains("deadlineSeconds");
+                });
+    }
+
+    @Test
+    void anIdTakenByADifferentRequestIsRejectedWithTheField() {
+        api.on("POST", "/v1/requests",
+                answer(409, "{\"error\":\"requestId r-1 belongs to a different request\",\"field\":\"requestId\"}"));
+
+        assertThatThrownBy(() -> client.submit(Submission.text("nova-lite", "Hi", 64).toBuilder().requestId("r-1")
+                .build()))
+                .isInstanceOfSatisfying(SubmissionRejectedException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(409);
+                    assertThat(e.field()).contains("requestId");
+                    assertThat(e.isRetryable()).isFalse();
+                });
+    }
+
+    @Test
+    void aSubmissionThatCannotMeetItsDeadlineIsRejectedWithRetryAfter() {
+        api.on("POST", "/v1/requests",
+                answer(429, "{\"error\":\"predicted start is after the deadline\"}", "Retry-After", "40"));
+
+        assertThatThrownBy(() -> client.submit(Submission.text("nova-lite", "Hi", 64)))
+                .isInstanceOfSatisfying(SubmissionRejectedException.class, e -> {
+                    assertThat(e.statusCode()).isEqualTo(429);
+                    assertThat(e.isRetryable()).isTrue();
+                    assertThat(e.retryAfter()).contains(ofSeconds(40));
+                    assertThat(e.error()).isEqualTo("predicted start is after the deadline");
                 });
     }
 
@@ -173,7 +203,7 @@ class ShaperClientTest {
                 answer(504, "{\"requestId\":\"r-1\",\"status\":\"EXPIRED\",\"reason\":\"DEADLINE_EXPIRED\"}"),
                 answer(503, "{\"requestId\":\"r-1\",\"status\":\"FAILED\",\"reason\":\"DEPENDENCY_ERROR\"}"),
                 answer(400, "{\"requestId\":\"r-1\",\"status\":\"REJECTED\",\"reason\":\"INVALID_REQUEST\"}"),
-                answer(404, "{\"error\":\"no such request\"}"));
+                answer(404, "{\"error\":\"no request with id 'r-1'\"}"));
 
         RequestStatus throttled = client.status("r-1");
         assertThat(throttled.isFailed()).isTrue();
@@ -187,7 +217,7 @@ class ShaperClientTest {
         assertThat(unknown.isFailed()).isTrue();
         assertThat(unknown.httpStatus()).isEqualTo(404);
         assertThat(unknown.status()).isEqualTo(RequestStatus.NOT_FOUND);
-        assertThat(unknown.reason()).contains("no such request");
+        assertThat(unknown.reason()).contains("no request with id 'r-1'");
     }
 
     @Test

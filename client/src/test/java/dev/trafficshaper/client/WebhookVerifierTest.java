@@ -123,6 +123,9 @@ class WebhookVerifierTest {
         assertThat(expired.httpStatus()).isEqualTo(504);
         assertThat(throttled.httpStatus()).isEqualTo(429);
         assertThat(withStatus.httpStatus()).isEqualTo(502);
+        assertThat(RequestStatus.fromWebhook("{\"requestId\":\"r-5\",\"status\":\"SUCCEEDED\",\"response\":"
+                + "{\"usage\":{\"inputTokens\":7,\"outputTokens\":2,\"totalTokens\":9,\"cacheReadInputTokens\":5}}}")
+                .usage()).contains(new Usage(7, 2, 9, 5, 0));
         assertThatThrownBy(() -> RequestStatus.fromWebhook("not json")).isInstanceOf(IllegalArgumentException.class);
     }
 }
