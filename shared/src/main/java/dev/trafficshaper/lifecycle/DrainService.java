@@ -195,9 +195,11 @@ public final class DrainService {
                 stopped = "lease lost";
                 held = null;
             }
-            long now = clock.nowMillis();
-            publish(now);
             if (held != null) {
+                // The last status stands until a successor publishes: count the queue afresh for it.
+                long now = clock.nowMillis();
+                nextDepth = now;
+                publish(now);
                 leases.release(held, now);
             }
             return stopped;
