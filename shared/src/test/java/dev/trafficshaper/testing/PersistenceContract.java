@@ -263,6 +263,24 @@ public abstract class PersistenceContract {
     }
 
     @Test
+    void findAllReturnsTheLiveRecordsOfTheKnownIds() {
+        for (int i = 0; i < 101; i++) {
+            store.queue().enqueue(request("many-" + i, Lane.BULK, DEADLINE), T0);
+        }
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 101; i++) {
+            ids.add("many-" + i);
+        }
+        ids.add("never-stored");
+
+        Map<String, RequestRecord> found = store.requests().findAll(ids, T0 + 1);
+
+        assertThat(found).hasSize(101);
+        assertThat(found.get("many-100").state()).isEqualTo(RequestState.QUEUED);
+        assertThat(found).doesNotContainKey("never-stored");
+    }
+
+    @Test
     void aThrottledRequestPastItsDeadlineIsNotRequeued() {
         store.queue().enqueue(request("late", Lane.INTERACTIVE, T0 + 100), T0);
         Lease lease = acquire("drainer-1", T0 + 10);

@@ -4,15 +4,24 @@ import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.request.TransitionResult;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
 /** Request status items {@code REQ#{id}/STATUS}; each transition is one conditional UpdateItem. */
 public final class DynamoDbRequestStore implements RequestStore {
+
+    private static final int BATCH_GET = 100;
 
     private final DynamoDbClient dynamoDb;
     private final String table;
@@ -31,6 +40,39 @@ public final class DynamoDbRequestStore implements RequestStore {
         Map<String, AttributeValue> item = dynamoDb.getItem(b -> b.tableName(table)
                 .key(RequestItems.statusKey(requestId)).consistentRead(true)).item();
         return Attrs.isLive(item, nowMillis) ? Optional.of(RequestItems.status(item)) : Optional.empty();
+    }
+
+    /**
+     * BatchGetItem, 100 keys per call, strongly consistent; keys DynamoDB leaves unprocessed
+     * (throttling) are asked for again after a pause.
+     */
+    @Override
+    public Map<String, RequestRecord> findAll(Collection<String> requestIds, long nowMillis) {
+        Map<String, RequestRecord> found = new HashMap<>();
+        List<String> ids = List.copyOf(new LinkedHashSet<>(requestIds));
+        for (int from = 0; from < ids.size(); from += BATCH_GET) {
+            List<Map<String, AttributeValue>> keys = new ArrayList<>();
+            for (String id : ids.subList(from, Math.min(ids.size(), from + BATCH_GET))) {
+                keys.add(RequestItems.statusKey(id));
+            }
+            Map<String, KeysAndAttributes> pending = Map.of(table,
+                    KeysAndAttributes.builder().keys(keys).consistentRead(true).build());
+            for (int attempt = 1; !pending.isEmpty(); attempt++) {
+                Map<String, KeysAndAttributes> request = pending;
+                BatchGetItemResponse response = dynamoDb.batchGetItem(b -> b.requestItems(request));
+                for (Map<String, AttributeValue> item : response.responses().getOrDefault(table, List.of())) {
+                    if (Attrs.isLive(item, nowMillis)) {
+                        RequestRecord record = RequestItems.status(item);
+                        found.put(record.requestId(), record);
+                    }
+                }
+                pending = response.hasUnprocessedKeys() ? response.unprocessedKeys() : Map.of();
+                if (!pending.isEmpty()) {
+                    Backoff.pause(attempt);
+                }
+            }
+        }
+        return found;
     }
 
     @Override
