@@ -59,6 +59,7 @@ public final class AwsEmulator {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final String LOCALSTACK_IMAGE = "localstack/localstack:4.4";
     private static AwsEmulator shared;
+    private static AwsEmulator moto;
 
     private final Kind kind;
     private final URI endpoint;
@@ -86,6 +87,18 @@ public final class AwsEmulator {
             shared = start();
         }
         return shared;
+    }
+
+    /**
+     * The moto server this JVM started from {@code moto_server.py}, whatever {@link #shared()} chose,
+     * for tests that need its patches (see {@link StateMachineHarness}); the same instance as
+     * {@code shared()} when that is moto. Fails like {@code shared()} when moto is not installed.
+     */
+    public static synchronized AwsEmulator moto() {
+        if (moto == null) {
+            moto = startMoto(testCredentials());
+        }
+        return moto;
     }
 
     public Kind kind() {
@@ -165,9 +178,12 @@ public final class AwsEmulator {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    private static StaticCredentialsProvider testCredentials() {
+        return StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
+    }
+
     private static AwsEmulator start() {
-        StaticCredentialsProvider testCredentials = StaticCredentialsProvider.create(
-                AwsBasicCredentials.create("test", "test"));
+        StaticCredentialsProvider testCredentials = testCredentials();
         String fromEnvironment = System.getenv("AWS_ENDPOINT_URL");
         if (fromEnvironment != null && !fromEnvironment.isBlank()) {
             String region = System.getenv().getOrDefault("AWS_REGION", "us-east-1");
@@ -177,7 +193,7 @@ public final class AwsEmulator {
         if (DockerProbe.engineAnswers()) {
             return LocalStack.start(LOCALSTACK_IMAGE);
         }
-        return startMoto(testCredentials);
+        return moto();
     }
 
     private static AwsEmulator startMoto(AwsCredentialsProvider credentials) {

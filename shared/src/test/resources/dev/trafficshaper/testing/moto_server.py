@@ -16,6 +16,13 @@ moto's ASL interpreter (JSONPath only).
 Patched for speed, same results: DynamoDB TransactWriteItems backs up only the items a
 transaction names (snapshot_only_touched_items), and a table Query reads only its partition
 (query_only_the_partition). Unpatched, both cost time in proportion to the table size per call.
+
+Patched for Step Functions: every StartExecution works, not only the first (moto issue #10077,
+start_executions_from_a_definition_snapshot); a task token whose task has ended is refused with
+TaskTimedOut, as AWS does (refuse_closed_task_tokens); SendTaskFailure keeps its cause
+(keep_the_cause_of_task_failures); and when the "lambda" config names an
+"invoke_endpoint", the Lambda invocations of running state machines go there instead of to moto's
+echoing Lambda (invoke_lambda_at_the_configured_endpoint), so a test can run the handlers itself.
 """
 import argparse
 import json
@@ -108,6 +115,126 @@ def query_only_the_partition():
     Table.query = query
 
 
+def start_executions_from_a_definition_snapshot():
+    """moto issue #10077: StartExecution snapshots the state machine with copy.deepcopy, and the
+    copy reaches every execution moto keeps: the machine's own (and its versions') executions, and,
+    through its backend reference, those of every other machine. A started execution holds live
+    threads and locks, so once one exists in the region every further StartExecution fails with
+    "cannot pickle '_thread.RLock' object". The snapshot needs only the definition and settings:
+    copy the machine with empty execution lists and the backend shared, not copied."""
+    import copy
+    from moto.stepfunctions.models import StateMachineInstance
+    from moto.stepfunctions.parser import models
+
+    class SnapshotCopies:
+        def __getattr__(self, name):
+            return getattr(copy, name)
+
+        @staticmethod
+        def deepcopy(value, memo=None, *args):
+            if isinstance(value, StateMachineInstance):
+                memo = {} if memo is None else memo
+                for instance in [value, *getattr(value, "versions", {}).values()]:
+                    memo[id(instance.executions)] = []
+                backend = getattr(value, "backend", None)
+                if backend is not None:
+                    memo[id(backend)] = backend
+            return copy.deepcopy(value, memo, *args)
+
+    models.copy = SnapshotCopies()
+
+
+def refuse_closed_task_tokens():
+    """AWS answers SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat with TaskTimedOut once the
+    token's task has ended (completed, failed or timed out). moto accepts such a late answer
+    silently while the execution still runs, and says InvalidToken once it has ended. Mark the
+    token closed when its task stops waiting, and refuse closed tokens before moto looks; unknown
+    tokens stay InvalidToken. (moto's TaskTimedOut cannot be raised as is: it lacks a message.)"""
+    from moto.stepfunctions.parser.api import ServiceException, TaskTimedOut
+    from moto.stepfunctions.parser.asl.eval.callback.callback import CallbackEndpoint
+    from moto.stepfunctions.parser.models import StepFunctionsParserBackend
+
+    def timed_out(self, message="Task Timed Out: 'Provided task does not exist anymore'"):
+        ServiceException.__init__(self, message, TaskTimedOut.code, TaskTimedOut.status_code)
+
+    TaskTimedOut.__init__ = timed_out
+
+    interrupt_all = CallbackEndpoint.interrupt_all
+
+    def interrupt_and_close(self):
+        interrupt_all(self)
+        self.closed = True
+
+    CallbackEndpoint.interrupt_all = interrupt_and_close
+
+    def closed(backend, task_token):
+        for execution in backend._get_executions():
+            env = getattr(execution.exec_worker, "env", None)
+            endpoint = env.callback_pool_manager.get(task_token) if env is not None else None
+            if endpoint is not None:
+                return getattr(endpoint, "closed", False)
+        return False
+
+    def refusing_closed_tokens(original):
+        def send(self, task_token, *args, **kwargs):
+            if closed(self, task_token):
+                raise TaskTimedOut()
+            return original(self, task_token, *args, **kwargs)
+
+        return send
+
+    for name in ("send_task_success", "send_task_failure", "send_task_heartbeat"):
+        original = getattr(StepFunctionsParserBackend, name)
+        setattr(StepFunctionsParserBackend, name, refusing_closed_tokens(original))
+
+
+def keep_the_cause_of_task_failures():
+    """moto's SendTaskFailure reads the error and drops the cause, so a Catch sees
+    {"Error": ..., "Cause": null}; AWS passes the cause on."""
+    from moto.core.responses import EmptyResult
+    from moto.stepfunctions.responses import StepFunctionResponse
+
+    def send_task_failure(self):
+        self.stepfunction_backend.send_task_failure(
+            self._get_param("taskToken"), error=self._get_param("error"), cause=self._get_param("cause"))
+        return EmptyResult()
+
+    StepFunctionResponse.send_task_failure = send_task_failure
+
+
+def invoke_lambda_at_the_configured_endpoint():
+    """moto runs a state machine's Lambda tasks (plain function ARNs and lambda:invoke) by calling
+    the Lambda Invoke API of moto itself, whose Docker-less Lambda echoes the payload back; it
+    also addresses itself at localhost:$MOTO_PORT (default 5000), not at the port we listen on.
+    When the "lambda" config holds "invoke_endpoint" (POST /moto-api/config
+    {"lambda": {"use_docker": false, "invoke_endpoint": "http://127.0.0.1:<port>"}}), send those
+    Invoke calls there instead: the test serves the Lambda Invoke API and runs the handlers in
+    process. The call is made from the execution's own thread, never from the thread serving
+    requests, so a handler may call this server while the state machine waits for it."""
+    import boto3
+    from botocore.config import Config
+    from moto.core.config import default_user_config
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+
+    original = lambda_eval_utils.boto_client_for
+
+    def boto_client_for(region, service, state_credentials=None):
+        endpoint = default_user_config.get("lambda", {}).get("invoke_endpoint")
+        if service != "lambda" or not endpoint:
+            return original(region=region, service=service, state_credentials=state_credentials)
+        return boto3.client(
+            "lambda",
+            endpoint_url=endpoint,
+            region_name=region,
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+            config=Config(parameter_validation=False, retries={"total_max_attempts": 1},
+                          connect_timeout=10, read_timeout=900),
+        )
+
+    lambda_eval_utils.boto_client_for = boto_client_for
+
+
 def exit_when_parent_goes_away():
     try:
         while sys.stdin.read(1024):
@@ -133,6 +260,10 @@ def main():
 
     snapshot_only_touched_items()
     query_only_the_partition()
+    start_executions_from_a_definition_snapshot()
+    refuse_closed_task_tokens()
+    keep_the_cause_of_task_failures()
+    invoke_lambda_at_the_configured_endpoint()
     config = dict(DEFAULT_CONFIG)
     config.update(json.loads(args.config))
     moto_api_backend.set_config(config)
@@ -140,6 +271,7 @@ def main():
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server(args.host, args.port, app, threaded=False)
+    os.environ["MOTO_PORT"] = str(server.server_port)  # where moto's service integrations call moto
     threading.Thread(target=exit_when_parent_goes_away, daemon=True).start()
     print("MOTO_PORT=%d" % server.server_port, flush=True)
     server.serve_forever()
