@@ -41,7 +41,8 @@ public final class AdmissionService {
                 throw new RequestIdConflictException(ticket.requestId());
             }
             if (record.isTerminal()) {
-                callback.resume(record);
+                // The workflow waits on this call's token: a retried task state gets a new one.
+                callback.resume(taskToken == null ? record : record.toBuilder().taskToken(taskToken).build());
                 return record;
             }
         }
