@@ -17,6 +17,8 @@ import dev.trafficshaper.functions.aws.PowertoolsMetrics;
 import dev.trafficshaper.functions.aws.StepFunctionsCallback;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.DrainerWake;
+import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.PacerHandoff;
@@ -65,6 +67,8 @@ public final class Shaper {
     private final Supplier<BedrockRuntimeClient> bedrock;
     private final Supplier<PowertoolsMetrics> metrics;
     private final Supplier<Persistence> persistence;
+    private final Supplier<InvocationDispatch> dispatch;
+    private final Supplier<DrainerWake> wake;
 
     /** The adapters over the single table and the payload bucket. */
     public record Persistence(DynamoDbRequestStore requests, DynamoDbRequestQueue queue, DynamoDbDrainerLeases leases,
@@ -73,7 +77,13 @@ public final class Shaper {
     }
 
     public Shaper(ShaperEnvironment env, Clients clients) {
+        this(env, clients, null, null);
+    }
+
+    private Shaper(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch, DrainerWake wake) {
         this.env = env;
+        this.dispatch = dispatch != null ? () -> dispatch : memoize(this::lambdaAsync);
+        this.wake = wake != null ? () -> wake : memoize(this::lambdaAsync);
         this.catalog = memoize(() -> readCatalog(env));
         this.dynamoDb = memoize(clients::dynamoDb);
         this.s3 = memoize(clients::s3);
@@ -97,6 +107,15 @@ public final class Shaper {
                     DynamoDbUsageLedger.create(db, table, UsageSharding.defaults()),
                     DynamoDbModelStatusBoard.create(db, table));
         });
+    }
+
+    /**
+     * The same wiring with the asynchronous hand-offs replaced, for tests that run the Queue and
+     * Bedrock Processors in process instead of through asynchronous Lambda invokes.
+     */
+    public static Shaper withAsync(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch,
+                                   DrainerWake wake) {
+        return new Shaper(env, clients, dispatch, wake);
     }
 
     public static Shaper fromEnvironment() {
@@ -171,20 +190,20 @@ public final class Shaper {
 
     public AdmissionService admissions() {
         Persistence p = persistence();
-        return AdmissionService.create(p.queue(), p.leases(), lambdaAsync(), callback());
+        return AdmissionService.create(p.queue(), p.leases(), wake.get(), callback());
     }
 
     public DrainService drains() {
         Persistence p = persistence();
         return DrainService.builder().catalog(catalog()).queue(p.queue()).requests(p.requests()).leases(p.leases())
-                .board(p.board()).dispatch(lambdaAsync()).wake(lambdaAsync()).callback(callback())
+                .board(p.board()).dispatch(dispatch.get()).wake(wake.get()).callback(callback())
                 .handoff(PacerHandoff.fresh()).metrics(metrics()).build();
     }
 
     public InvocationService invocations() {
         Persistence p = persistence();
         return InvocationService.create(catalog(), p.requests(), p.queue(), p.payloads(), p.usage(),
-                ConverseModelInvoker.create(bedrock.get()), callback(), lambdaAsync(), metrics(),
+                ConverseModelInvoker.create(bedrock.get()), callback(), wake.get(), metrics(),
                 System::currentTimeMillis, InvocationService.DEFAULT_MAX_REQUEUES);
     }
 
@@ -207,7 +226,7 @@ public final class Shaper {
 
     /** Starts a Queue Processor for the model (asynchronous invoke). */
     public void wake(String modelKey) {
-        lambdaAsync().wake(modelKey);
+        wake.get().wake(modelKey);
     }
 
     public SecretsManagerClient secrets() {

@@ -14,6 +14,24 @@ public final class Identifiers {
     private Identifiers() {
     }
 
+    /** Longest tenant: an IAM principal ARN (a role session ARN can reach about 2 KB). */
+    public static final int MAX_TENANT_LENGTH = 2048;
+
+    /**
+     * Returns {@code tenant} if usable. A tenant is the authenticated principal (an IAM ARN, with
+     * {@code /} and {@code :}); it is stored as an attribute and never becomes part of a key, so
+     * only its presence and length are checked.
+     */
+    public static String requireTenant(String tenant) {
+        if (tenant == null || tenant.isBlank()) {
+            throw new IllegalArgumentException("tenant: required");
+        }
+        if (tenant.length() > MAX_TENANT_LENGTH) {
+            throw new IllegalArgumentException("tenant: at most " + MAX_TENANT_LENGTH + " characters");
+        }
+        return tenant;
+    }
+
     /** Returns {@code value} if it is a usable id, else throws naming {@code field}. */
     public static String require(String field, String value) {
         if (value == null || value.isEmpty()) {

@@ -28,7 +28,7 @@ public record NewRequest(
 
     public NewRequest {
         Identifiers.require("requestId", requestId);
-        Identifiers.require("tenant", tenant);
+        Identifiers.requireTenant(tenant);
         Identifiers.require("model", modelKey);
         Objects.requireNonNull(lane, "lane");
         Objects.requireNonNull(estimate, "estimate");

@@ -48,7 +48,7 @@ public record RequestRecord(
 
     public RequestRecord {
         Identifiers.require("requestId", requestId);
-        Identifiers.require("tenant", tenant);
+        Identifiers.requireTenant(tenant);
         Identifiers.require("model", modelKey);
         Objects.requireNonNull(lane, "lane");
         Objects.requireNonNull(state, "state");

@@ -18,7 +18,7 @@ public record Settlement(String modelKey, String requestId, String tenant, long 
     public Settlement {
         Identifiers.require("model", modelKey);
         Identifiers.require("requestId", requestId);
-        Identifiers.require("tenant", tenant);
+        Identifiers.requireTenant(tenant);
         Objects.requireNonNull(usage, "usage");
         Objects.requireNonNull(charge, "charge");
         if (startedAtMillis <= 0) {

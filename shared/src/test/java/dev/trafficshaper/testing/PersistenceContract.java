@@ -263,6 +263,19 @@ public abstract class PersistenceContract {
     }
 
     @Test
+    void aTenantIsTheCallersIamPrincipalArnAndIsStoredAsGiven() {
+        String tenant = "arn:aws:sts::123456789012:assumed-role/app-role/session-1";
+        NewRequest request = NewRequest.builder().requestId("iam").tenant(tenant).modelKey(MODEL)
+                .lane(Lane.INTERACTIVE).deadlineMillis(DEADLINE).estimate(TokenUsage.of(10, 10)).payloadRef(ref("iam"))
+                .build();
+
+        store.queue().enqueue(request, T0);
+
+        assertThat(store.requests().find("iam", T0 + 1).orElseThrow().tenant()).isEqualTo(tenant);
+        assertThat(store.queue().heads(MODEL, 1, T0 + 1).work().get(0).tenant()).isEqualTo(tenant);
+    }
+
+    @Test
     void findAllReturnsTheLiveRecordsOfTheKnownIds() {
         for (int i = 0; i < 101; i++) {
             store.queue().enqueue(request("many-" + i, Lane.BULK, DEADLINE), T0);

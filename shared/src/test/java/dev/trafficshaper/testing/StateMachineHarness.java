@@ -139,6 +139,11 @@ public final class StateMachineHarness {
         return new Execution(arn);
     }
 
+    /** An execution of this state machine started elsewhere, e.g. by the code under test. */
+    public Execution execution(String executionArn) {
+        return new Execution(executionArn);
+    }
+
     /** One execution of the harness's state machine. */
     public final class Execution {
 

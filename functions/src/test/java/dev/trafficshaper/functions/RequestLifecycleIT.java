@@ -1,0 +1,342 @@
+package dev.trafficshaper.functions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.delivery.WebhookSignature;
+import dev.trafficshaper.functions.budget.BudgetManagerHandler;
+import dev.trafficshaper.functions.drain.QueueProcessorHandler;
+import dev.trafficshaper.functions.finalize.FinalizerHandler;
+import dev.trafficshaper.functions.invoke.BedrockProcessorHandler;
+import dev.trafficshaper.functions.notify.NotifierHandler;
+import dev.trafficshaper.functions.status.StatusHandler;
+import dev.trafficshaper.functions.submit.SubmitHandler;
+import dev.trafficshaper.lifecycle.DrainerWake;
+import dev.trafficshaper.lifecycle.InvocationDispatch;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.simulator.bedrock.BedrockSimulator;
+import dev.trafficshaper.simulator.provider.LatencyModel;
+import dev.trafficshaper.testing.AwsEmulator;
+import dev.trafficshaper.testing.StateMachineHarness;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
+import software.amazon.awssdk.services.lambda.LambdaClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
+
+/**
+ * The real handlers through the real state machine: executions run in moto's Step Functions
+ * interpreter, the handlers' AWS calls go to moto (DynamoDB, S3, Step Functions, EventBridge,
+ * Secrets Manager), Bedrock is the simulator reached through the real SDK with retries off.
+ * Only the two asynchronous Lambda invokes (drainer wake-up, dispatch to the Bedrock Processor)
+ * are replaced by threads in this JVM.
+ */
+class RequestLifecycleIT {
+
+    private static final String TENANT = "arn:aws:iam::123456789012:user/alice";
+    private static final String MODELS = """
+            {"models": {
+              "nova-lite": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
+                            "maxTokens": 2000, "shards": 2, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
+              "missing-model": {"modelId": "amazon.not-in-this-region-v1:0", "quotas": {"tpm": 1000000},
+                            "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600}
+            }}""";
+    private static final byte[] SECRET = "webhook-secret-for-tests".getBytes(StandardCharsets.UTF_8);
+
+    private static AwsEmulator aws;
+    private static BedrockSimulator bedrock;
+    private static HttpServer webhooks;
+    private static final Map<String, AtomicInteger> webhookCalls = new ConcurrentHashMap<>();
+    private static final List<String> badSignatures = new ArrayList<>();
+    private static final ExecutorService async = Executors.newCachedThreadPool();
+    private static Map<String, String> baseEnv;
+
+    @BeforeAll
+    static void startDependencies() throws IOException {
+        aws = AwsEmulator.moto();
+        String table = aws.createTable("lifecycle");
+        String bucket = aws.createBucket("lifecycle");
+        String bus = "shaper-bus-" + System.nanoTime();
+        try (EventBridgeClient events = aws.configure(EventBridgeClient.builder()).build();
+             SecretsManagerClient secrets = aws.configure(SecretsManagerClient.builder()).build()) {
+            events.createEventBus(b -> b.name(bus));
+            String secretArn = secrets.createSecret(b -> b.name("webhook-" + System.nanoTime())
+                    .secretString(new String(SECRET, StandardCharsets.UTF_8))).arn();
+            baseEnv = new HashMap<>(Map.of("TABLE_NAME", table, "PAYLOAD_BUCKET", bucket, "EVENT_BUS_NAME", bus,
+                    "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS, "SHAPER_LOCAL_CALLBACKS", "true",
+                    "QUEUE_PROCESSOR_FUNCTION", "queue-processor", "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor"));
+        }
+        ModelCatalog servedByBedrock = ModelCatalog.of(List.of(ModelCatalog.parse(MODELS).require("nova-lite")));
+        bedrock = BedrockSimulator.builder().catalog(servedByBedrock)
+                .latency(new LatencyModel(20, 0.1, 0)).seed(7).build().start();
+        webhooks = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        webhooks.createContext("/hook", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            String timestamp = exchange.getRequestHeaders().getFirst(WebhookSignature.TIMESTAMP_HEADER);
+            String signature = exchange.getRequestHeaders().getFirst(WebhookSignature.SIGNATURE_HEADER);
+            String id = Json.MAPPER.readTree(body).path("requestId").asText();
+            if (!WebhookSignature.sign(SECRET, Long.parseLong(timestamp), body).equals(signature)) {
+                synchronized (badSignatures) {
+                    badSignatures.add(id);
+                }
+            }
+            webhookCalls.computeIfAbsent(id, key -> new AtomicInteger()).incrementAndGet();
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        webhooks.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        async.shutdownNow();
+        if (webhooks != null) {
+            webhooks.stop(0);
+        }
+        if (bedrock != null) {
+            bedrock.stop();
+        }
+    }
+
+    /** One deployment: a state machine, the seven handlers over one composition root. */
+    private static final class Deployment {
+        final StateMachineHarness harness;
+        final Shaper shaper;
+        final AtomicInteger processorRuns = new AtomicInteger();
+
+        Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch) {
+            Shaper[] self = new Shaper[1];
+            InvocationDispatch dispatch = (model, requestId) -> {
+                for (int i = 0; i < deliveriesPerDispatch; i++) {
+                    async.execute(() -> {
+                        processorRuns.incrementAndGet();
+                        new BedrockProcessorHandler(self[0]).handleRequest(
+                                Map.of("model", model, "requestId", requestId), new FakeContext("bedrock-processor", 60_000));
+                    });
+                }
+            };
+            DrainerWake wake = model -> {
+                if (wakeDrainer) {
+                    async.execute(() -> new QueueProcessorHandler(self[0]).handleRequest(Map.of("model", model),
+                            new FakeContext("queue-processor", 60_000)));
+                }
+            };
+            Map<String, String> env = new HashMap<>(baseEnv);
+            StateMachineHarness.Builder builder = StateMachineHarness.builder()
+                    .substitution("AdmitTimeoutSeconds", admitTimeoutSeconds)
+                    .function("BudgetManagerFunctionArn", call(payload ->
+                            new BudgetManagerHandler(self[0]).handleRequest(payload, new FakeContext("budget", 30_000))))
+                    .function("FinalizerFunctionArn", call(payload ->
+                            new FinalizerHandler(self[0]).handleRequest(payload, new FakeContext("finalizer", 30_000))))
+                    .function("NotifierFunctionArn", call(payload ->
+                            new NotifierHandler(self[0]).handleRequest(payload, new FakeContext("notifier", 30_000))));
+            harness = builder.build();
+            env.put("STATE_MACHINE_ARN", harness.stateMachineArn());
+            shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(), dispatch, wake);
+            self[0] = shaper;
+        }
+
+        String submit(String body) {
+            APIGatewayProxyResponseEvent response = new SubmitHandler(shaper).handleRequest(apiEvent("POST",
+                    "/v1/requests", body, null), new FakeContext("submit", 10_000));
+            assertThat(response.getStatusCode()).as(response.getBody()).isEqualTo(202);
+            return readTree(response.getBody()).get("requestId").asText();
+        }
+
+        APIGatewayProxyResponseEvent status(String requestId) {
+            return new StatusHandler(shaper).handleRequest(apiEvent("GET", "/v1/requests/" + requestId, null,
+                    requestId), new FakeContext("status", 10_000));
+        }
+
+        StateMachineHarness.Result awaitExecution(String requestId) {
+            String arn = harness.stateMachineArn().replace(":stateMachine:", ":execution:") + ":"
+                    + SubmitHandler.executionName(TENANT, requestId);
+            SfnClient sfn = harness.sfn();
+            long until = System.currentTimeMillis() + 60_000;
+            while (System.currentTimeMillis() < until) {
+                ExecutionStatus status = sfn.describeExecution(b -> b.executionArn(arn)).status();
+                if (status != ExecutionStatus.RUNNING) {
+                    return harness.execution(arn).awaitEnd(Duration.ofSeconds(5));
+                }
+                pause(100);
+            }
+            throw new AssertionError("execution of " + requestId + " still running after 60 s");
+        }
+    }
+
+    @Test
+    void requestsAreQueuedPacedInvokedOnceAndDeliveredOnce() {
+        Deployment deployment = new Deployment(300, true, 1);
+        long callsBefore = bedrock.calls();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(deployment.submit(body("nova-lite", "happy-" + System.nanoTime() + "-" + i, 60)));
+        }
+
+        for (String id : ids) {
+            StateMachineHarness.Result result = deployment.awaitExecution(id);
+            assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
+            assertThat(result.statesEntered()).containsExactly("Admit", "Deliver");
+            APIGatewayProxyResponseEvent status = deployment.status(id);
+            assertThat(status.getStatusCode()).isEqualTo(200);
+            JsonNode view = readTree(status.getBody());
+            assertThat(view.get("status").asText()).isEqualTo("SUCCEEDED");
+            assertThat(view.path("response").path("output").path("message").isObject()).isTrue();
+            assertThat(view.path("usage").path("outputTokens").asLong()).isPositive();
+            assertThat(webhookCalls.get(id)).as("webhook of " + id).hasValue(1);
+        }
+        assertThat(bedrock.calls() - callsBefore).isEqualTo(4);
+        assertThat(badSignatures).isEmpty();
+    }
+
+    @Test
+    void aBedrockErrorEndsInOneHonestFailureAndTheExecutionFails() {
+        Deployment deployment = new Deployment(300, true, 1);
+        String id = deployment.submit(body("missing-model", "error-" + System.nanoTime(), 60));
+
+        StateMachineHarness.Result result = deployment.awaitExecution(id);
+
+        assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(result.error()).isEqualTo("RequestFailed");
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+        JsonNode view = readTree(deployment.status(id).getBody());
+        assertThat(deployment.status(id).getStatusCode()).isEqualTo(503);
+        assertThat(view.get("status").asText()).isEqualTo("FAILED");
+        assertThat(view.get("reason").asText()).isEqualTo("DEPENDENCY_ERROR");
+        assertThat(view.get("detail").asText()).contains("404");
+        assertThat(webhookCalls.get(id)).hasValue(1);
+    }
+
+    @Test
+    void aRequestNobodyDrainsExpiresAtTheAdmitTimeoutAndIsFinalizedHonestly() {
+        Deployment deployment = new Deployment(2, false, 1);
+        String id = deployment.submit(body("nova-lite", "expiry-" + System.nanoTime(), 60));
+
+        StateMachineHarness.Result result = deployment.awaitExecution(id);
+
+        assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+        APIGatewayProxyResponseEvent status = deployment.status(id);
+        assertThat(status.getStatusCode()).isEqualTo(504);
+        assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
+        assertThat(deployment.shaper.persistence().queue().depth("nova-lite", System.currentTimeMillis())).isZero();
+        assertThat(webhookCalls.get(id)).hasValue(1);
+    }
+
+    @Test
+    void aDuplicateDeliveryOfOneAdmissionCallsBedrockOnceAndEndsOnce() {
+        Deployment deployment = new Deployment(300, true, 2);
+        long callsBefore = bedrock.calls();
+        String id = deployment.submit(body("nova-lite", "twice-" + System.nanoTime(), 60));
+
+        StateMachineHarness.Result result = deployment.awaitExecution(id);
+
+        assertThat(result.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(deployment.processorRuns).hasValue(2);
+        assertThat(bedrock.calls() - callsBefore).isEqualTo(1);
+        assertThat(webhookCalls.get(id)).hasValue(1);
+    }
+
+    @Test
+    void aRepeatedSubmissionReturnsTheSameRequestAndStartsNoSecondExecution() {
+        Deployment deployment = new Deployment(300, true, 1);
+        String requestId = "repeat-" + System.nanoTime();
+        String first = deployment.submit(body("nova-lite", requestId, 60));
+        String second = deployment.submit(body("nova-lite", requestId, 60));
+
+        StateMachineHarness.Result result = deployment.awaitExecution(first);
+
+        assertThat(second).isEqualTo(first).isEqualTo(requestId);
+        assertThat(result.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(deployment.harness.sfn().listExecutions(b -> b.stateMachineArn(deployment.harness.stateMachineArn()))
+                .executions()).hasSize(1);
+    }
+
+    private static String body(String model, String requestId, int deadlineSeconds) {
+        return """
+                {"requestId": "%s", "model": "%s", "deadlineSeconds": %d,
+                 "callbackUrl": "http://127.0.0.1:%d/hook",
+                 "converse": {"messages": [{"role": "user", "content": [{"text": "Say hello to the shaper."}]}],
+                              "inferenceConfig": {"maxTokens": 200}}}"""
+                .formatted(requestId, model, deadlineSeconds, webhooks.getAddress().getPort());
+    }
+
+    private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
+        APIGatewayProxyRequestEvent event = new APIGatewayProxyRequestEvent().withHttpMethod(method).withPath(path)
+                .withBody(body).withIsBase64Encoded(false);
+        if (id != null) {
+            event.setPathParameters(Map.of("id", id));
+        }
+        event.setRequestContext(new APIGatewayProxyRequestEvent.ProxyRequestContext().withIdentity(
+                new APIGatewayProxyRequestEvent.RequestIdentity().withUserArn(TENANT)));
+        return event;
+    }
+
+    private static Function<JsonNode, JsonNode> call(Function<Map<String, Object>, Map<String, Object>> handler) {
+        return payload -> Json.MAPPER.valueToTree(handler.apply(
+                Json.MAPPER.convertValue(payload, new TypeReference<Map<String, Object>>() { })));
+    }
+
+    private static Shaper.Clients clients() {
+        return new Shaper.Clients() {
+            public DynamoDbClient dynamoDb() { return aws.dynamoDb(); }
+            public S3Client s3() { return aws.s3(); }
+            public SfnClient sfn() { return aws.configure(SfnClient.builder()).build(); }
+            public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
+            public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
+            public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
+            public BedrockRuntimeClient bedrock() {
+                return ConverseModelInvoker.withoutRetries(BedrockRuntimeClient.builder()
+                        .httpClient(UrlConnectionHttpClient.builder().build())
+                        .endpointOverride(bedrock.endpoint()).region(Region.US_EAST_1)
+                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))),
+                        Duration.ofSeconds(30)).build();
+            }
+        };
+    }
+
+    private static JsonNode readTree(String json) {
+        try {
+            return Json.MAPPER.readTree(json);
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + json, e);
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
