@@ -190,7 +190,7 @@ public final class Shaper {
 
     public AdmissionService admissions() {
         Persistence p = persistence();
-        return AdmissionService.create(p.queue(), p.leases(), wake.get(), callback());
+        return AdmissionService.create(p.queue(), p.requests(), p.leases(), wake.get(), callback());
     }
 
     public DrainService drains() {

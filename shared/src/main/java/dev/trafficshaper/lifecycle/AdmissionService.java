@@ -4,6 +4,8 @@ import dev.trafficshaper.lease.DrainerLeases;
 import dev.trafficshaper.queue.EnqueueResult;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.request.TransitionResult;
 
 /**
  * The Budget Manager: puts a ticket on its model's queue together with the task token that will
@@ -16,20 +18,24 @@ import dev.trafficshaper.request.RequestRecord;
 public final class AdmissionService {
 
     private final RequestQueue queue;
+    private final RequestStore requests;
     private final DrainerLeases leases;
     private final DrainerWake wake;
     private final WorkflowCallback callback;
 
-    private AdmissionService(RequestQueue queue, DrainerLeases leases, DrainerWake wake, WorkflowCallback callback) {
+    private AdmissionService(RequestQueue queue, RequestStore requests, DrainerLeases leases, DrainerWake wake,
+                             WorkflowCallback callback) {
         this.queue = queue;
+        this.requests = requests;
         this.leases = leases;
         this.wake = wake;
         this.callback = callback;
     }
 
-    public static AdmissionService create(RequestQueue queue, DrainerLeases leases, DrainerWake wake,
+    public static AdmissionService create(RequestQueue queue, RequestStore requests, DrainerLeases leases,
+                                          DrainerWake wake,
                                           WorkflowCallback callback) {
-        return new AdmissionService(queue, leases, wake, callback);
+        return new AdmissionService(queue, requests, leases, wake, callback);
     }
 
     /** @throws RequestIdConflictException when another tenant's request holds the id; nothing changes */
@@ -39,6 +45,13 @@ public final class AdmissionService {
         if (!result.created()) {
             if (!record.tenant().equals(ticket.tenant())) {
                 throw new RequestIdConflictException(ticket.requestId());
+            }
+            if (!record.isTerminal() && taskToken != null && !taskToken.equals(record.taskToken())) {
+                // A retried Admit task waits on a new token: whoever ends the request must use it.
+                TransitionResult replaced = requests.replaceTaskToken(record.requestId(), taskToken, nowMillis);
+                if (replaced.record() != null) {
+                    record = replaced.record();
+                }
             }
             if (record.isTerminal()) {
                 // The workflow waits on this call's token: a retried task state gets a new one.

@@ -31,6 +31,12 @@ public final class InMemoryRequestStore implements RequestStore {
         return apply(requestId, current -> Lifecycle.next(current, event, nowMillis), nowMillis);
     }
 
+    @Override
+    public synchronized TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
+        return apply(requestId, current -> current.isTerminal() ? TransitionResult.refused(current)
+                : TransitionResult.applied(current.toBuilder().taskToken(taskToken).build()), nowMillis);
+    }
+
     /**
      * Applies {@code step} to the live record of {@code requestId} and stores the result when it
      * applied. For the in-memory adapters of the other ports, which call it while holding this

@@ -25,6 +25,13 @@ public interface RequestStore {
     }
 
     /**
+     * Makes {@code taskToken} the token that resumes the request's workflow, while the request has
+     * not ended: a retried Admit task waits on a new token. Refused, with the current record, once
+     * the request is terminal; the caller then resumes the workflow itself.
+     */
+    TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis);
+
+    /**
      * Applies {@code event} if the request is in one of {@code event.from()}; one conditional write.
      * A refusal carries the current record, read from the failed write itself.
      *

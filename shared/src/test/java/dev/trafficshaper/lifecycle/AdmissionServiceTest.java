@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class AdmissionServiceTest {
 
     private final ShaperFixture shaper = new ShaperFixture();
-    private final AdmissionService admission = AdmissionService.create(shaper.queue, shaper.leases, shaper.wake,
+    private final AdmissionService admission = AdmissionService.create(shaper.queue, shaper.requests, shaper.leases, shaper.wake,
             shaper.callback);
 
     @Test
@@ -50,6 +50,19 @@ class AdmissionServiceTest {
         admission.admit(shaper.ticket("r1", "acme", MODEL, T0 + 600_000), "t", T0 + 30_000);
 
         assertThat(shaper.wakes).containsExactly(MODEL);
+    }
+
+    @Test
+    void aRetriedAdmitOfAPendingRequestMakesItsNewTokenTheOneThatResumesTheWorkflow() {
+        Ticket ticket = shaper.ticket("r1", "acme", MODEL, T0 + 60_000);
+        admission.admit(ticket, "first-attempt", T0);
+
+        RequestRecord again = admission.admit(ticket, "second-attempt", T0 + 1_000);
+
+        assertThat(again.taskToken()).isEqualTo("second-attempt");
+        assertThat(shaper.requests.find("r1", T0 + 1_000).orElseThrow().taskToken()).isEqualTo("second-attempt");
+        assertThat(shaper.queue.depth(MODEL, T0 + 1_000)).isEqualTo(1);
+        assertThat(shaper.resumed).isEmpty();
     }
 
     @Test

@@ -83,7 +83,7 @@ class SubmissionServiceTest {
     @Test
     void aRepeatedRequestIdOfTheSameTenantReturnsTheStoredRequest() {
         Ticket first = service.submit("acme", body("\"requestId\": \"r1\"", 100), T0).ticket();
-        AdmissionService.create(shaper.queue, shaper.leases, shaper.wake, shaper.callback)
+        AdmissionService.create(shaper.queue, shaper.requests, shaper.leases, shaper.wake, shaper.callback)
                 .admit(first, "token-1", T0);
         stored.clear();
 

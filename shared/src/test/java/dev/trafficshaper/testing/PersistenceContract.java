@@ -276,6 +276,23 @@ public abstract class PersistenceContract {
     }
 
     @Test
+    void aPendingRequestTakesANewTaskTokenAndAnEndedOneRefusesIt() {
+        store.queue().enqueue(request("token", Lane.INTERACTIVE, DEADLINE), T0);
+
+        TransitionResult replaced = store.requests().replaceTaskToken("token", "retried-token", T0 + 1);
+        store.requests().transition("token", RequestEvent.Fail.of(FailureReason.DEPENDENCY_ERROR, "x"), T0 + 2);
+        TransitionResult late = store.requests().replaceTaskToken("token", "too-late", T0 + 3);
+
+        assertThat(replaced.applied()).isTrue();
+        assertThat(replaced.record().taskToken()).isEqualTo("retried-token");
+        assertThat(replaced.record().state()).isEqualTo(RequestState.QUEUED);
+        assertThat(late.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(late.record().taskToken()).isEqualTo("retried-token");
+        assertThat(store.requests().replaceTaskToken("never-stored", "t", T0).outcome())
+                .isEqualTo(TransitionResult.Outcome.UNKNOWN_REQUEST);
+    }
+
+    @Test
     void findAllReturnsTheLiveRecordsOfTheKnownIds() {
         for (int i = 0; i < 101; i++) {
             store.queue().enqueue(request("many-" + i, Lane.BULK, DEADLINE), T0);

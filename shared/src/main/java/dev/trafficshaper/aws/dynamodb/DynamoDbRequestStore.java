@@ -2,6 +2,7 @@ package dev.trafficshaper.aws.dynamodb;
 
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.request.TransitionResult;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /** Request status items {@code REQ#{id}/STATUS}; each transition is one conditional UpdateItem. */
 public final class DynamoDbRequestStore implements RequestStore {
@@ -86,6 +88,28 @@ public final class DynamoDbRequestStore implements RequestStore {
         try {
             Map<String, AttributeValue> updated = dynamoDb.updateItem(StatusUpdate.of(event, nowMillis)
                     .updateItem(table, requestId).returnValues(ReturnValue.ALL_NEW).build()).attributes();
+            return TransitionResult.applied(RequestItems.status(updated));
+        } catch (ConditionalCheckFailedException e) {
+            return refusal(requestId, e.item(), nowMillis);
+        }
+    }
+
+    @Override
+    public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
+        try {
+            Map<String, AttributeValue> updated = dynamoDb.updateItem(b -> b.tableName(table)
+                    .key(RequestItems.statusKey(requestId))
+                    .updateExpression("SET #token = :token")
+                    .conditionExpression("#state IN (:queued, :admitted, :invoking) AND #expiresAt > :nowSeconds")
+                    .expressionAttributeNames(Map.of("#token", RequestItems.TASK_TOKEN, "#state", RequestItems.STATE,
+                            "#expiresAt", TableKeys.EXPIRES_AT))
+                    .expressionAttributeValues(Map.of(":token", AttributeValue.fromS(taskToken),
+                            ":queued", AttributeValue.fromS(RequestState.QUEUED.name()),
+                            ":admitted", AttributeValue.fromS(RequestState.ADMITTED.name()),
+                            ":invoking", AttributeValue.fromS(RequestState.INVOKING.name()),
+                            ":nowSeconds", AttributeValue.fromN(Long.toString(TableKeys.nowSeconds(nowMillis)))))
+                    .returnValues(ReturnValue.ALL_NEW)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).attributes();
             return TransitionResult.applied(RequestItems.status(updated));
         } catch (ConditionalCheckFailedException e) {
             return refusal(requestId, e.item(), nowMillis);
