@@ -14,11 +14,14 @@ import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.lifecycle.InvocationService;
+import dev.trafficshaper.lifecycle.ModelStatus;
+import dev.trafficshaper.lifecycle.PacerHandoff;
 import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.lifecycle.WorkflowCallback;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.payload.InMemoryPayloadStore;
 import dev.trafficshaper.payload.PayloadPolicy;
 import dev.trafficshaper.queue.InMemoryRequestQueue;
@@ -33,6 +36,7 @@ import dev.trafficshaper.usage.UsageSharding;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -40,7 +44,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -55,6 +58,11 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
  *
  * <p>One drainer thread per model runs while there is work; a 1-second safety net wakes a drainer
  * for any model with queued work and no lease, the local counterpart of the 1-minute schedule.
+ * Each model keeps one pacer for the life of the process, so a drainer that starts again soon
+ * after the last one went idle still knows what was admitted in the last minute.
+ *
+ * <p>Time comes from one {@link LocalClock}; a scaled clock (shared with the Bedrock simulator)
+ * plays a run of several quota minutes in seconds.
  */
 public final class LocalRuntime implements AutoCloseable {
 
@@ -71,7 +79,8 @@ public final class LocalRuntime implements AutoCloseable {
     private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
             daemon("shaper-safety-net"));
     private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
-    private final LongSupplier clock;
+    private final LocalClock clock;
+    private final int maxBodyBytes;
     private final OutcomeListener listener;
 
     /** Told about every delivered outcome, after its webhook; for the demo and tests. */
@@ -83,7 +92,8 @@ public final class LocalRuntime implements AutoCloseable {
 
     private LocalRuntime(Builder b) {
         this.catalog = b.catalog;
-        this.clock = System::currentTimeMillis;
+        this.clock = b.clock;
+        this.maxBodyBytes = b.maxBodyBytes;
         this.listener = b.listener;
         this.invokers = Executors.newFixedThreadPool(b.invokerThreads, daemon("shaper-invoker"));
         InMemoryRequestStore requests = new InMemoryRequestStore();
@@ -109,12 +119,13 @@ public final class LocalRuntime implements AutoCloseable {
                 deliver, wake, b.metrics, clock, InvocationService.DEFAULT_MAX_REQUEUES);
         InvocationDispatch dispatch = (model, requestId) -> invokers.execute(() -> invocations.process(requestId));
         DrainService drain = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
-                .board(board).dispatch(dispatch).wake(wake).callback(deliver).metrics(b.metrics).build();
+                .board(board).dispatch(dispatch).wake(wake).callback(deliver).metrics(b.metrics)
+                .handoff(new KeptPacers()).clock(clock).build();
         this.drainService = drain;
         submissions = SubmissionService.create(catalog,
-                SubmissionParser.create(catalog, callbacks, PayloadPolicy.DEFAULT_MAX_BYTES), b.estimator(), payloads,
+                SubmissionParser.create(catalog, callbacks, maxBodyBytes), b.estimator(), payloads,
                 requests, board, () -> UUID.randomUUID().toString());
-        admissions = AdmissionService.create(queue, leases, wake, deliver);
+        admissions = AdmissionService.create(queue, requests, leases, wake, deliver);
         finalizer = Finalizer.create(requests, queue, b.metrics);
         safetyNet.scheduleWithFixedDelay(this::wakeIdleModelsWithWork, 1, 1, TimeUnit.SECONDS);
     }
@@ -146,7 +157,21 @@ public final class LocalRuntime implements AutoCloseable {
     }
 
     public long nowMillis() {
-        return clock.getAsLong();
+        return clock.nowMillis();
+    }
+
+    public LocalClock clock() {
+        return clock;
+    }
+
+    /** Largest {@code POST /v1/requests} body accepted, in bytes. */
+    public int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    /** Requests of the model waiting in its queue now (not the drainer's last published count). */
+    public long queueDepth(String modelKey) {
+        return queue.depth(modelKey, clock.nowMillis());
     }
 
     /** Starts a drainer thread for the model unless one is already running in this process. */
@@ -169,7 +194,7 @@ public final class LocalRuntime implements AutoCloseable {
     }
 
     private void wakeIdleModelsWithWork() {
-        long now = clock.getAsLong();
+        long now = clock.nowMillis();
         for (ModelConfig model : catalog.all()) {
             if (leases.current(model.key(), now).isEmpty() && queue.depth(model.key(), now) > 0) {
                 wake(model.key());
@@ -201,6 +226,25 @@ public final class LocalRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * One pacer per model for the life of the process. Only one drainer per model runs at a time
+     * (the {@code draining} flag and the lease), and starting a drainer happens after the previous
+     * one finished, so the pacer is never used by two threads at once.
+     */
+    private static final class KeptPacers implements PacerHandoff {
+        private final Map<String, Pacer> pacers = new ConcurrentHashMap<>();
+
+        @Override
+        public Pacer resume(ModelConfig model, Optional<ModelStatus> last, long nowMillis) {
+            return pacers.computeIfAbsent(model.key(), key -> Pacer.create(model.quota(), model.pacer()));
+        }
+
+        @Override
+        public String export(Pacer pacer, long nowMillis) {
+            return "";
+        }
+    }
+
     private static java.util.concurrent.ThreadFactory daemon(String name) {
         return runnable -> {
             Thread thread = new Thread(runnable, name);
@@ -219,6 +263,8 @@ public final class LocalRuntime implements AutoCloseable {
         private OutcomeListener listener = OutcomeListener.NONE;
         private boolean strictCallbacks;
         private int invokerThreads = 64;
+        private LocalClock clock = LocalClock.system();
+        private int maxBodyBytes = PayloadPolicy.DEFAULT_MAX_BYTES;
 
         private Builder() {
         }
@@ -234,12 +280,26 @@ public final class LocalRuntime implements AutoCloseable {
         /** Refuse http and loopback webhooks, as a deployment does. */
         public Builder strictCallbacks(boolean value) { this.strictCallbacks = value; return this; }
         public Builder invokerThreads(int value) { this.invokerThreads = value; return this; }
+        /** The runtime's time; share a scaled clock with the Bedrock simulator to shorten a run. */
+        public Builder clock(LocalClock value) { this.clock = value; return this; }
+        /** Largest submission body in bytes (default: the payload limit, 20 MiB). */
+        public Builder maxBodyBytes(int value) { this.maxBodyBytes = value; return this; }
 
         CharacterTokenEstimator estimator() {
             return CharacterTokenEstimator.defaults();
         }
 
         public LocalRuntime build() {
+            if (catalog == null || clock == null || events == null || metrics == null || listener == null) {
+                throw new IllegalStateException("catalog, clock, events, metrics and listener are required");
+            }
+            if (maxBodyBytes < 1 || maxBodyBytes > PayloadPolicy.DEFAULT_MAX_BYTES) {
+                throw new IllegalStateException("maxBodyBytes must be in [1, " + PayloadPolicy.DEFAULT_MAX_BYTES
+                        + "], was " + maxBodyBytes);
+            }
+            if (invokerThreads < 1) {
+                throw new IllegalStateException("invokerThreads must be at least 1");
+            }
             return new LocalRuntime(this);
         }
     }
