@@ -85,6 +85,40 @@ final class DimensionBudget {
         }
     }
 
+    /** Time of the latest charge booked, {@link Long#MIN_VALUE} if none. */
+    long latestChargeAt() {
+        return ledger.latestAt();
+    }
+
+    PacerState.DimensionState export(long nowMillis) {
+        long nextSlot = tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER;
+        return new PacerState.DimensionState(quotaPerMinute, nextSlot,
+                ledger.compact(PacerState.BUCKET_MILLIS, nowMillis));
+    }
+
+    /**
+     * Continues from a predecessor's state. Charges are kept in their own units, so a lower quota
+     * applies to them at once; {@code chargeScale} (at least 1) inflates them when one unit now
+     * costs more (a higher output burndown). Spacing still owed is stretched when the quota is lower
+     * and kept when it is higher. A next slot already past is forgotten (and not exported): the
+     * first admission then spaces from its own time, as in a fresh budget, giving up at most the
+     * lateness allowance.
+     */
+    void restore(PacerState.DimensionState state, double chargeScale, long nowMillis) {
+        for (PacerState.WindowCharge charge : state.charges()) {
+            long amount = chargeScale == 1.0 ? charge.amount() : (long) Math.ceil(charge.amount() * chargeScale);
+            ledger.restore(charge.atMillis(), amount, nowMillis);
+        }
+        long nowMicros = nowMillis * 1_000;
+        if (state.nextSlotMicros() != PacerState.NEVER && state.nextSlotMicros() > nowMicros) {
+            long owed = state.nextSlotMicros() - nowMicros;
+            if (state.quotaPerMinute() > quotaPerMinute) {
+                owed = (long) Math.ceil((double) owed * state.quotaPerMinute() / quotaPerMinute);
+            }
+            tatMicros = nowMicros + owed;
+        }
+    }
+
     long windowSum(long nowMillis) {
         return ledger.sum(nowMillis);
     }

@@ -77,6 +77,78 @@ public final class Pacer {
         return new Pacer(quota, settings);
     }
 
+    /**
+     * Continues pacing from a predecessor's {@link #export}, as the next lease holder of the model.
+     * Everything is restored so the successor is at least as cautious as the predecessor would have
+     * been (see {@link PacerState}); a state whose charges have left the window, whose spacing is
+     * paid and whose target has recovered gives a pacer that behaves as a fresh one.
+     *
+     * <p>If the quota changed since the export (a configuration change), the state is read
+     * conservatively: charges keep their units, so a lower limit applies to them at once; token
+     * charges grow by the ratio of a higher output burndown (never shrink for a lower one); spacing
+     * still owed is stretched by the ratio of a lower quota (never shortened for a higher one); a
+     * dimension no longer limited is dropped; a newly limited dimension starts empty, since nothing
+     * was measured for it. Changed settings apply from the resume: the target recovers from its value
+     * at capture towards the new base at the new rate; idle and ramp lengths apply to the carried
+     * last admission.
+     *
+     * <p>Carried times come from the predecessor's clock. A successor clock behind it by d holds the
+     * carried charges d longer and books its own no earlier than them; one ahead by d lets them leave
+     * d early, so the two clocks must agree to well within a bucket.
+     */
+    public static Pacer resume(Quota quota, PacerSettings settings, PacerState state, long nowMillis) {
+        Pacer pacer = new Pacer(quota, settings);
+        double tokenScale = Math.max(1.0, (double) quota.outputBurndown() / state.outputBurndown());
+        for (DimensionBudget budget : pacer.budgets) {
+            PacerState.DimensionState exported = state.dimensions().get(budget.dimension());
+            if (exported != null) {
+                budget.restore(exported, budget.dimension() == QuotaDimension.TOKENS ? tokenScale : 1.0, nowMillis);
+            }
+        }
+        pacer.feedback.restore(state.target(), state.capturedAtMillis(),
+                state.lastThrottleAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastThrottleAtMillis());
+        if (state.lastAdmissionAtMillis() != PacerState.NEVER) {
+            pacer.slowStart.restore(state.lastAdmissionAtMillis(), state.slowStartAtMillis());
+        }
+        state.tenantNextSlotMicros().forEach((tenant, slot) -> {
+            if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
+                pacer.tenantNextSlotMicros.put(tenant, slot);
+            }
+        });
+        return pacer;
+    }
+
+    /**
+     * The state a successor needs to continue pacing this model, for a handoff at {@code nowMillis}.
+     * Stop admitting once exported; admissions still open stay charged at their reservation. A few
+     * kilobytes at most, whatever the request rate (see {@link PacerState}).
+     */
+    public PacerState export(long nowMillis) {
+        long episodeAt = feedback.episodeAt();
+        long lastAdmission = slowStart.lastAdmission();
+        // A resumed pacer whose clock runs behind its predecessor's may hold times ahead of its own.
+        long capturedAt = Math.max(nowMillis, Math.max(episodeAt, lastAdmission));
+        for (DimensionBudget budget : budgets) {
+            capturedAt = Math.max(capturedAt, budget.latestChargeAt());
+        }
+        Map<QuotaDimension, PacerState.DimensionState> dimensions = new EnumMap<>(QuotaDimension.class);
+        for (DimensionBudget budget : budgets) {
+            dimensions.put(budget.dimension(), budget.export(capturedAt));
+        }
+        long capturedAtMicros = capturedAt * 1_000;
+        Map<String, Long> tenantSlots = new HashMap<>();
+        tenantNextSlotMicros.forEach((tenant, slot) -> {
+            if (slot > capturedAtMicros) {
+                tenantSlots.put(tenant, slot);
+            }
+        });
+        return new PacerState(capturedAt, quota.outputBurndown(), dimensions, feedback.target(capturedAt),
+                episodeAt == Long.MIN_VALUE ? PacerState.NEVER : episodeAt,
+                lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
+                lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
+                tenantSlots);
+    }
+
     public Quota quota() {
         return quota;
     }

@@ -1,7 +1,9 @@
 package dev.trafficshaper.pacing;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * The net charges of the last 60 seconds in one quota dimension, each attributed to the moment it
@@ -16,6 +18,10 @@ import java.util.Iterator;
  *
  * <p>Entries expire once they are {@code windowMillis} old; adjustments to expired entries are no
  * longer visible to any window that matters and are dropped.
+ *
+ * <p>Entries are kept in time order. A charge is never booked before the latest entry: after a
+ * handoff the successor's clock may run a little behind its predecessor's, and booking its first
+ * charges at the restored entries' time only keeps them in the window a few milliseconds longer.
  */
 final class SlidingWindowLedger {
 
@@ -48,7 +54,8 @@ final class SlidingWindowLedger {
 
     Entry record(long amount, long nowMillis) {
         expire(nowMillis);
-        Entry entry = new Entry(nowMillis, amount);
+        Entry latest = entries.peekLast();
+        Entry entry = new Entry(latest == null ? nowMillis : Math.max(nowMillis, latest.at), amount);
         entries.addLast(entry);
         sum += amount;
         return entry;
@@ -89,6 +96,56 @@ final class SlidingWindowLedger {
         }
         Entry last = entries.peekLast();
         return last == null ? nowMillis : last.at + windowMillis;
+    }
+
+    /**
+     * The live net charges merged into buckets of {@code bucketMillis} (aligned to the epoch), each
+     * dated at its latest entry, oldest first. Every unit is dated no earlier than it was booked, so
+     * a ledger rebuilt from them holds each charge in the window at least as long. Entries of zero
+     * (released admissions) are left out, and so would be a negative one: dating a credit later
+     * would understate the sum, dropping it only overstates it.
+     */
+    List<PacerState.WindowCharge> compact(long bucketMillis, long nowMillis) {
+        expire(nowMillis);
+        List<PacerState.WindowCharge> buckets = new ArrayList<>();
+        long bucket = Long.MIN_VALUE;
+        long latest = Long.MIN_VALUE;
+        long amount = 0;
+        for (Entry entry : entries) {
+            if (entry.amount <= 0) {
+                continue;
+            }
+            long index = Math.floorDiv(entry.at, bucketMillis);
+            if (index != bucket && amount > 0) {
+                buckets.add(new PacerState.WindowCharge(latest, amount));
+                amount = 0;
+            }
+            bucket = index;
+            latest = entry.at;
+            amount = Math.addExact(amount, entry.amount);
+        }
+        if (amount > 0) {
+            buckets.add(new PacerState.WindowCharge(latest, amount));
+        }
+        return buckets;
+    }
+
+    /** Books a charge carried over from a predecessor; charges must come oldest first. */
+    void restore(long atMillis, long amount, long nowMillis) {
+        expire(nowMillis);
+        Entry latest = entries.peekLast();
+        if (latest != null && atMillis < latest.at) {
+            throw new IllegalArgumentException("restored charges must come oldest first");
+        }
+        if (atMillis > nowMillis - windowMillis) {
+            entries.addLast(new Entry(atMillis, amount));
+            sum += amount;
+        }
+    }
+
+    long latestAt() {
+        Entry latest = entries.peekLast();
+        return latest == null ? Long.MIN_VALUE : latest.at;
     }
 
     boolean isEmpty(long nowMillis) {

@@ -10,7 +10,9 @@ package dev.trafficshaper.pacing;
  * <pre>
  *   factor(t) = floor + (1 − floor) × min(1, (t − rampStart) / rampMillis)
  * </pre>
- * A ramp starts at the first admission after {@code idleMillis} without any.
+ * A ramp starts at the first admission after {@code idleMillis} without any. A successor carries
+ * its predecessor's last admission and ramp start over, so a handoff in the middle of busy traffic
+ * does not look like an idle period, and one after a real idle period ramps as usual.
  */
 final class SlowStart {
 
@@ -35,6 +37,19 @@ final class SlowStart {
         return factor(nowMillis);
     }
 
+    long lastAdmission() {
+        return lastAdmission;
+    }
+
+    long rampStart() {
+        return rampStart;
+    }
+
+    void restore(long lastAdmissionMillis, long rampStartMillis) {
+        this.lastAdmission = lastAdmissionMillis;
+        this.rampStart = rampStartMillis;
+    }
+
     /** Rate factor at a moment, without admitting anything. */
     double factor(long nowMillis) {
         boolean idle = lastAdmission == Long.MIN_VALUE || nowMillis - lastAdmission >= idleMillis;
@@ -42,7 +57,7 @@ final class SlowStart {
         if (rampMillis == 0) {
             return 1.0;
         }
-        double progress = Math.min(1.0, (double) (nowMillis - start) / rampMillis);
+        double progress = Math.min(1.0, Math.max(0.0, (double) (nowMillis - start) / rampMillis));
         return floor + (1.0 - floor) * progress;
     }
 }

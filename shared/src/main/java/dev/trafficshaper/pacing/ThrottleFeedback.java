@@ -16,6 +16,9 @@ package dev.trafficshaper.pacing;
  *
  * A burst of throttles from one overload (several in-flight requests failing within one second)
  * counts as one episode, so one event does not collapse the target.
+ *
+ * <p>A successor continues from the target its predecessor had at the handoff and recovers from
+ * there at its own rate: the target line is the same, and a throttle is not forgotten.
  */
 final class ThrottleFeedback {
 
@@ -27,6 +30,7 @@ final class ThrottleFeedback {
     private final double recoveryPerMinute;
     private double loweredTo;
     private long loweredAt = Long.MIN_VALUE;
+    private long episodeAt = Long.MIN_VALUE;
     private long throttles;
 
     ThrottleFeedback(PacerSettings settings) {
@@ -41,17 +45,32 @@ final class ThrottleFeedback {
         if (loweredAt == Long.MIN_VALUE) {
             return base;
         }
-        double recovered = loweredTo + recoveryPerMinute * (nowMillis - loweredAt) / 60_000.0;
+        double recovered = loweredTo + recoveryPerMinute * Math.max(0, nowMillis - loweredAt) / 60_000.0;
         return Math.min(base, recovered);
     }
 
     void onThrottle(long nowMillis) {
         throttles++;
-        if (loweredAt != Long.MIN_VALUE && nowMillis - loweredAt < EPISODE_MILLIS) {
+        if (episodeAt != Long.MIN_VALUE && nowMillis - episodeAt < EPISODE_MILLIS) {
             return;
         }
         loweredTo = Math.max(minimum, target(nowMillis) * backoff);
         loweredAt = nowMillis;
+        episodeAt = nowMillis;
+    }
+
+    /** Start of the latest throttle episode, {@link Long#MIN_VALUE} if none. */
+    long episodeAt() {
+        return episodeAt;
+    }
+
+    /** Continues from a predecessor's target at {@code atMillis} and its latest episode. */
+    void restore(double target, long atMillis, long lastEpisodeAt) {
+        if (target < base) {
+            loweredTo = target;
+            loweredAt = atMillis;
+        }
+        episodeAt = lastEpisodeAt;
     }
 
     long throttles() {

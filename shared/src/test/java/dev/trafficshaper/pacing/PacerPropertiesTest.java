@@ -27,20 +27,21 @@ class PacerPropertiesTest {
 
         List<PacedRun.Admitted> admitted = PacedRun.run(pacer, requests);
 
-        long limit = (long) Math.floor(target * QUOTA.tpm());
-        for (PacedRun.Admitted end : admitted) {
-            long sum = 0;
-            int count = 0;
-            for (PacedRun.Admitted a : admitted) {
-                if (a.atMillis() > end.atMillis() - 60_000 && a.atMillis() <= end.atMillis()) {
-                    sum += a.settled().tokens();
-                    count++;
-                }
-            }
-            if (count > 1) {
-                assertThat(sum).as("net tokens in the 60 s ending at %d", end.atMillis()).isLessThanOrEqualTo(limit);
-            }
-        }
+        PacedRun.assertNoWindowAboveTarget(admitted, pacer, target);
+    }
+
+    @Property(tries = 500)
+    void handoffsNeverLetPredecessorAndSuccessorTogetherExceedTheTarget(
+            @ForAll("workloads") List<PacedRun.Request> requests,
+            @ForAll("quotas") Quota quota,
+            @ForAll @DoubleRange(min = 0.5, max = 1.0) double target,
+            @ForAll("handoffs") List<PacedRun.Handoff> handoffs) {
+        Pacer pacer = Pacer.create(quota, PacerSettings.builder().targetUtilization(target).minimumTarget(0.5).build());
+
+        List<PacedRun.Admitted> admitted = PacedRun.run(pacer, requests, handoffs);
+
+        assertThat(admitted).hasSameSizeAs(requests);
+        PacedRun.assertNoWindowAboveTarget(admitted, pacer, target);
     }
 
     @Property(tries = 40)
@@ -83,6 +84,21 @@ class PacerPropertiesTest {
 
     private static Candidate probe(int i) {
         return new Candidate("probe" + i, Lane.BULK, "p", TokenUsage.of(100, 0), 0, Long.MAX_VALUE);
+    }
+
+    @Provide
+    Arbitrary<Quota> quotas() {
+        return Arbitraries.of(QUOTA, new Quota(1_000_000, 120, 800_000, 200_000, 2));
+    }
+
+    /** One to four handoffs while the workload is busy, each successor starting up to 3 s later. */
+    @Provide
+    Arbitrary<List<PacedRun.Handoff>> handoffs() {
+        Arbitrary<PacedRun.Handoff> handoff = Combinators.combine(
+                Arbitraries.longs().between(0, 150_000),
+                Arbitraries.longs().between(0, 3_000).edgeCases(edges -> edges.add(0L)))
+                .as(PacedRun.Handoff::new);
+        return handoff.list().ofMinSize(1).ofMaxSize(4);
     }
 
     @Provide
