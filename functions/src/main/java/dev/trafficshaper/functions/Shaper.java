@@ -21,7 +21,7 @@ import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InvocationService;
-import dev.trafficshaper.lifecycle.PacerHandoff;
+import dev.trafficshaper.lifecycle.StoredPacerHandoff;
 import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.payload.PayloadPolicy;
@@ -197,7 +197,7 @@ public final class Shaper {
         Persistence p = persistence();
         return DrainService.builder().catalog(catalog()).queue(p.queue()).requests(p.requests()).leases(p.leases())
                 .board(p.board()).dispatch(dispatch.get()).wake(wake.get()).callback(callback())
-                .handoff(PacerHandoff.fresh()).metrics(metrics()).build();
+                .handoff(new StoredPacerHandoff()).metrics(metrics()).build();
     }
 
     public InvocationService invocations() {
