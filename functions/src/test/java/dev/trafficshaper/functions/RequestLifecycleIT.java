@@ -20,6 +20,7 @@ import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.simulator.bedrock.BedrockSimulator;
+import dev.trafficshaper.simulator.provider.Faults;
 import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.testing.AwsEmulator;
 import dev.trafficshaper.testing.StateMachineHarness;
@@ -133,6 +134,10 @@ class RequestLifecycleIT {
         final AtomicInteger processorRuns = new AtomicInteger();
 
         Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch) {
+            this(admitTimeoutSeconds, wakeDrainer, deliveriesPerDispatch, bedrock);
+        }
+
+        Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator) {
             Shaper[] self = new Shaper[1];
             InvocationDispatch dispatch = (model, requestId) -> {
                 for (int i = 0; i < deliveriesPerDispatch; i++) {
@@ -160,7 +165,7 @@ class RequestLifecycleIT {
                             new NotifierHandler(self[0]).handleRequest(payload, new FakeContext("notifier", 30_000))));
             harness = builder.build();
             env.put("STATE_MACHINE_ARN", harness.stateMachineArn());
-            shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(), dispatch, wake);
+            shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(simulator), dispatch, wake);
             self[0] = shaper;
         }
 
@@ -266,6 +271,28 @@ class RequestLifecycleIT {
     }
 
     @Test
+    void aBedrockCallThatOutlivesTheDeadlineEndsOnceAsExpiredAndIsDelivered() {
+        ModelCatalog served = ModelCatalog.of(List.of(ModelCatalog.parse(MODELS).require("nova-lite")));
+        try (BedrockSimulator hanging = BedrockSimulator.builder().catalog(served)
+                .faults(new Faults(0, 1.0, 30_000)).seed(3).build().start()) {
+            Deployment deployment = new Deployment(300, true, 1, hanging);
+            String id = deployment.submit(body("nova-lite", "hang-" + System.nanoTime(), 3));
+
+            StateMachineHarness.Result result = deployment.awaitExecution(id);
+
+            assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
+            assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+            APIGatewayProxyResponseEvent status = deployment.status(id);
+            JsonNode view = readTree(status.getBody());
+            assertThat(status.getStatusCode()).isEqualTo(504);
+            assertThat(view.get("status").asText()).isEqualTo("FAILED");
+            assertThat(view.get("reason").asText()).isEqualTo("DEADLINE_EXPIRED");
+            assertThat(hanging.calls()).isEqualTo(1);
+            assertThat(webhookCalls.get(id)).hasValue(1);
+        }
+    }
+
+    @Test
     void aRepeatedSubmissionReturnsTheSameRequestAndStartsNoSecondExecution() {
         Deployment deployment = new Deployment(300, true, 1);
         String requestId = "repeat-" + System.nanoTime();
@@ -305,7 +332,7 @@ class RequestLifecycleIT {
                 Json.MAPPER.convertValue(payload, new TypeReference<Map<String, Object>>() { })));
     }
 
-    private static Shaper.Clients clients() {
+    private static Shaper.Clients clients(BedrockSimulator model) {
         return new Shaper.Clients() {
             public DynamoDbClient dynamoDb() { return aws.dynamoDb(); }
             public S3Client s3() { return aws.s3(); }
@@ -316,7 +343,7 @@ class RequestLifecycleIT {
             public BedrockRuntimeClient bedrock() {
                 return ConverseModelInvoker.withoutRetries(BedrockRuntimeClient.builder()
                         .httpClient(UrlConnectionHttpClient.builder().build())
-                        .endpointOverride(bedrock.endpoint()).region(Region.US_EAST_1)
+                        .endpointOverride(model.endpoint()).region(Region.US_EAST_1)
                         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))),
                         Duration.ofSeconds(30)).build();
             }

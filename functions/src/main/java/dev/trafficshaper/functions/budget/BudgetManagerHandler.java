@@ -12,7 +12,7 @@ import dev.trafficshaper.request.RequestRecord;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import dev.trafficshaper.functions.Logs;
 
 /**
  * The Admit state's {@code .waitForTaskToken} task: enqueues the request with its task token and
@@ -38,7 +38,7 @@ public final class BudgetManagerHandler implements RequestHandler<Map<String, Ob
     public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
         JsonNode input = Json.tree(event);
         Ticket ticket = TicketJson.read(input.get("request"));
-        return PowertoolsLogging.withLogging(context, "requestId", ticket.requestId(), () -> {
+        return Logs.with(context, "requestId", ticket.requestId(), () -> {
             if (admissions == null) {
                 admissions = shaper.admissions();
             }

@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import dev.trafficshaper.functions.Logs;
 
 /**
  * The Queue Processor. Invoked with {@code {"model": key}} (a wake-up) it drains that model until
@@ -37,7 +37,7 @@ public final class QueueProcessorHandler implements RequestHandler<Map<String, O
     @Override
     public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
         Object model = event == null ? null : event.get("model");
-        return PowertoolsLogging.withLogging(context, "model", model == null ? "*" : model, () -> {
+        return Logs.with(context, "model", model == null ? "*" : model, () -> {
             long now = System.currentTimeMillis();
             if (model == null) {
                 return wakeModelsWithWork(now);

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import dev.trafficshaper.functions.Logs;
 
 /**
  * The Finalize state: {@code {executionArn, request: <ticket + error>, error: {Error, Cause}}}.
@@ -39,7 +39,7 @@ public final class FinalizerHandler implements RequestHandler<Map<String, Object
         JsonNode error = input.path("error");
         String errorName = error.path("Error").asText("States.Runtime");
         String cause = error.path("Cause").asText("");
-        return PowertoolsLogging.withLogging(context, "requestId", requestId, () -> {
+        return Logs.with(context, "requestId", requestId, () -> {
             Optional<RequestRecord> finalRecord = shaper.finalizer().finalizeRequest(requestId,
                     Json.text(request, "tenant"), errorName, cause, System.currentTimeMillis());
             Map<String, Object> result = new LinkedHashMap<>();

@@ -7,7 +7,7 @@ import dev.trafficshaper.lifecycle.InvocationService;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import dev.trafficshaper.functions.Logs;
 
 /**
  * The Bedrock Processor, invoked asynchronously by the drainer with {@code {"model", "requestId"}}.
@@ -34,7 +34,7 @@ public final class BedrockProcessorHandler implements RequestHandler<Map<String,
         if (requestId == null) {
             throw new IllegalArgumentException("event field 'requestId' is required");
         }
-        return PowertoolsLogging.withLogging(context, "requestId", requestId, () -> {
+        return Logs.with(context, "requestId", requestId, () -> {
             if (invocations == null) {
                 invocations = shaper.invocations();
             }

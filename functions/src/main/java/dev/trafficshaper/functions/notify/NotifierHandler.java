@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import dev.trafficshaper.functions.Logs;
 
 /**
  * The Deliver and DeliverFailure states: {@code {executionArn, request: <ticket>}}. Sends the
@@ -39,7 +39,7 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
         JsonNode request = Json.tree(event).get("request");
         String requestId = Json.text(request, "requestId");
         String tenant = Json.text(request, "tenant");
-        return PowertoolsLogging.withLogging(context, "requestId", requestId, () -> {
+        return Logs.with(context, "requestId", requestId, () -> {
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("requestId", requestId);
             Optional<RequestRecord> record = shaper.requests().find(requestId, System.currentTimeMillis())
