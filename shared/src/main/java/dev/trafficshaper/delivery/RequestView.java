@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.model.TokenUsage;
 import dev.trafficshaper.payload.Payload;
 import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -33,7 +34,8 @@ public final class RequestView {
         if (r.failureReason() != null) {
             node.put("reason", r.failureReason().name());
         }
-        if (r.detail() != null) {
+        if (r.detail() != null && r.state() != RequestState.SUCCEEDED) {
+            // a success after a requeue keeps the throttle's note on the record; "requeues" tells it
             node.put("detail", r.detail());
         }
         node.put("submittedAt", iso(r.enqueuedAtMillis()));

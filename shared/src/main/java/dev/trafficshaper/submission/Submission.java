@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param modelKey        a model the catalog knows
  * @param deadlineSeconds seconds from submission the caller will wait, within the model's maximum
  * @param callbackUrl     webhook target, or null
- * @param converse        the Bedrock Converse request body, kept byte for byte
+ * @param converse        the Bedrock Converse request body as parsed (re-serialized compactly)
  * @param maxTokens       the Converse {@code inferenceConfig.maxTokens}; always present, so the
  *                        reservation Bedrock makes is known before the call
  */
