@@ -1,12 +1,14 @@
 package dev.trafficshaper.loadtest.cli;
 
+import dev.trafficshaper.loadtest.demo.DemoCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code java -jar traffic-shaper-loadtest.jar <command>}: the simulator, the Bedrock simulator, the demo. */
 @Command(name = "traffic-shaper-loadtest", mixinStandardHelpOptions = true,
         description = "Simulations and load tests for the Bedrock traffic shaper.",
-        subcommands = {SimulateCommand.class, BedrockSimCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, SimulateCommand.class, BedrockSimCommand.class,
+                CommandLine.HelpCommand.class})
 public final class LoadTestCli {
 
     public static void main(String[] args) {
