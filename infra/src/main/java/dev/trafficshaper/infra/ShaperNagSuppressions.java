@@ -37,7 +37,7 @@ final class ShaperNagSuppressions {
     }
 
     private void functions() {
-        String objects = "/^Resource::<Payloads.*\\.Arn>\\/\\*$/g";
+        String objects = "/^Resource::<Payloads.*\\.Arn>\\/payloads\\/\\*$/g";
         for (ShaperFunction fn : stack.functions().all()) {
             NagSuppressions.addResourceSuppressions(fn.function(), List.of(
                     suppress("AwsSolutions-L1", "java21 is the newest Java runtime the project targets: the code is"
@@ -51,8 +51,8 @@ final class ShaperNagSuppressions {
             }
             NagSuppressions.addResourceSuppressions(fn.role(), List.of(NagPackSuppression.builder()
                     .id("AwsSolutions-IAM5")
-                    .reason(XRAY_AND_LOG_DELIVERY + ". <bucket>/* covers the payload bucket's objects, whose keys are"
-                            + " request ids unknown at deploy time. bedrock:*::foundation-model/<id> is the model"
+                    .reason(XRAY_AND_LOG_DELIVERY + ". <bucket>/payloads/* covers the payload objects, whose keys are"
+                            + " request ids and content digests unknown at deploy time. bedrock:*::foundation-model/<id> is the model"
                             + " behind a cross-region inference profile, which Bedrock may serve from any region"
                             + " of the profile; the model id itself is fixed by config/models.json")
                     .appliesTo(appliesTo)

@@ -23,7 +23,8 @@ final class IamPolicies {
             for (Object raw : (List<Object>) document.get("Statement")) {
                 Map<String, Object> statement = (Map<String, Object>) raw;
                 statements.add(new Statement(id, asList(statement.get("Action")).stream().map(Object::toString).toList(),
-                        asList(statement.get("Resource"))));
+                        asList(statement.get("Resource")),
+                        (Map<String, Object>) statement.getOrDefault("Condition", Map.of())));
             }
         });
         return new IamPolicies(statements);
@@ -45,7 +46,10 @@ final class IamPolicies {
         return statements.stream().filter(statement -> statement.actions().contains(action)).toList();
     }
 
-    /** One statement: the logical id of its policy, its actions and its resources (strings or intrinsics). */
-    record Statement(String policy, List<String> actions, List<Object> resources) {
+    /**
+     * One statement: the logical id of its policy, its actions, its resources (strings or intrinsics)
+     * and its condition (empty when none).
+     */
+    record Statement(String policy, List<String> actions, List<Object> resources, Map<String, Object> condition) {
     }
 }

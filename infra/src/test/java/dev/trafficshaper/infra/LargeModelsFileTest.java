@@ -40,7 +40,8 @@ class LargeModelsFileTest {
     void modelsGoToAnSsmParameterNamedInTheEnvironment() {
         template.hasResourceProperties("AWS::SSM::Parameter", Map.of(
                 "Name", "/TrafficShaper-big/models",
-                "Type", "String"));
+                "Type", "String",
+                "Tier", "Standard"));
         template.allResourcesProperties("AWS::Lambda::Function", Map.of("Environment", Map.of("Variables",
                 Match.objectLike(Map.of(
                         "MODELS_PARAMETER", Map.of("Ref", Match.anyValue()),
@@ -58,6 +59,6 @@ class LargeModelsFileTest {
     void drainerReservationGrowsWithTheNumberOfModels() {
         template.hasResourceProperties("AWS::Lambda::Function", Map.of(
                 "FunctionName", "TrafficShaper-big-queue-processor",
-                "ReservedConcurrentExecutions", 80));
+                "ReservedConcurrentExecutions", 2 * 40 + 2));
     }
 }

@@ -2,6 +2,11 @@ package dev.trafficshaper.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.trafficshaper.aws.s3.S3PayloadObjects;
+import dev.trafficshaper.lifecycle.DrainSettings;
+import dev.trafficshaper.lifecycle.InvocationService;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -12,9 +17,14 @@ import software.amazon.awscdk.assertions.Template;
 
 class ShaperFunctionsTest {
 
-    private static final List<String> ENVIRONMENT = List.of("TABLE_NAME", "PAYLOAD_BUCKET", "STATE_MACHINE_ARN",
-            "EVENT_BUS_NAME", "QUEUE_PROCESSOR_FUNCTION", "BEDROCK_PROCESSOR_FUNCTION", "MODELS_CONFIG",
-            "WEBHOOK_SECRET_ARN", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE");
+    private static final List<String> COMMON = List.of("TABLE_NAME", "PAYLOAD_BUCKET", "MODELS_CONFIG",
+            "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_LOG_LEVEL");
+    private static final List<String> LOGS_AND_TRACES = List.of("logs:CreateLogStream", "logs:PutLogEvents",
+            "xray:PutTraceSegments", "xray:PutTelemetryRecords");
+    private static final List<String> KEY_READ = List.of("kms:Decrypt", "kms:DescribeKey");
+    private static final List<String> KEY_WRITE = List.of("kms:Decrypt", "kms:DescribeKey", "kms:Encrypt",
+            "kms:GenerateDataKey");
+    private static final List<String> TASK_RESPONSE = List.of("states:SendTaskSuccess", "states:SendTaskFailure");
 
     private final SynthesizedStacks.Synthesized synthesized = SynthesizedStacks.development();
     private final Template dev = synthesized.template();
@@ -27,7 +37,7 @@ class ShaperFunctionsTest {
             "bedrock-processor, dev.trafficshaper.functions.invoke.BedrockProcessorHandler,     512,  900",
             "finalizer,         dev.trafficshaper.functions.finalize.FinalizerHandler,          512,  30",
             "status,            dev.trafficshaper.functions.status.StatusHandler,               1024, 10",
-            "notifier,          dev.trafficshaper.functions.notify.NotifierHandler,             512,  60"})
+            "notifier,          dev.trafficshaper.functions.notify.NotifierHandler,             512,  90"})
     void eachFunctionRunsItsHandlerOnJava21Arm64WithSnapStartAndTracing(String purpose, String handler, int memory,
                                                                        int timeout) {
         dev.hasResourceProperties("AWS::Lambda::Function", Map.of(
@@ -50,24 +60,56 @@ class ShaperFunctionsTest {
     }
 
     @Test
-    void onlyTheDrainerHasReservedConcurrency() {
+    void onlyTheDrainerHasReservedConcurrencyTwoPerModelPlusTwo() {
         Map<String, Map<String, Object>> reserved = dev.findResources("AWS::Lambda::Function", Map.of(
                 "Properties", Map.of("ReservedConcurrentExecutions", Match.anyValue())));
         assertThat(reserved).hasSize(1);
         dev.hasResourceProperties("AWS::Lambda::Function", Map.of(
                 "FunctionName", "TrafficShaper-dev-queue-processor",
-                "ReservedConcurrentExecutions", 4));
+                "ReservedConcurrentExecutions", 2 * 2 + 2));
+    }
+
+    @Test
+    void timeoutsCoverWhatTheCodeWaitsFor() throws ReflectiveOperationException {
+        long bedrockProcessor = timeoutSeconds("bedrock-processor");
+        assertThat(bedrockProcessor).as("longer than the longest Bedrock call, within Lambda's limit")
+                .isGreaterThan(InvocationService.MAX_CALL.toSeconds() + 60).isLessThanOrEqualTo(900);
+
+        Field margin = Class.forName("dev.trafficshaper.functions.drain.QueueProcessorHandler")
+                .getDeclaredField("HANDOFF_MARGIN_MILLIS");
+        margin.setAccessible(true);
+        long handoffMillis = margin.getLong(null);
+        long queueProcessorMillis = timeoutSeconds("queue-processor") * 1000;
+        assertThat(queueProcessorMillis).as("the drainer runs up to Lambda's limit")
+                .isEqualTo(900_000);
+        assertThat(queueProcessorMillis - handoffMillis).as("drains for many lease periods before handing off")
+                .isGreaterThan(10 * DrainSettings.defaults().leaseMillis());
+        assertThat(handoffMillis).as("the hand-off margin outlasts a lease, so the successor finds it released")
+                .isGreaterThanOrEqualTo(DrainSettings.defaults().leaseMillis());
+
+        long webhookWorstCase = 3 * (10 + 10) + 1 + 2;
+        assertThat(timeoutSeconds("notifier")).as("three webhook attempts of 10 s connect and 10 s answer")
+                .isGreaterThan(webhookWorstCase + 10);
+        for (String shortLived : List.of("submit", "budget-manager", "finalizer", "status")) {
+            assertThat(timeoutSeconds(shortLived)).isLessThanOrEqualTo(30);
+        }
     }
 
     @Test
     void bedrockProcessorIsNeverRetriedAndFailuresGoToTheDeadLetterQueue() {
         dev.hasResourceProperties("AWS::Lambda::EventInvokeConfig", Map.of(
                 "FunctionName", Map.of("Ref", logicalId("AWS::Lambda::Function", "bedrock-processor")),
+                "Qualifier", Map.of("Fn::Select", List.of(7, Map.of("Fn::Split", List.of(":",
+                        Map.of("Ref", Match.stringLikeRegexp("FunctionsBedrockProcessorAlias.*")))))),
                 "MaximumRetryAttempts", 0,
+                "MaximumEventAgeInSeconds", 3600,
                 "DestinationConfig", Map.of("OnFailure", Map.of("Destination",
                         Map.of("Fn::GetAtt", List.of(singleId("AWS::SQS::Queue"), "Arn"))))));
         dev.hasResourceProperties("AWS::SQS::Queue", Map.of(
                 "SqsManagedSseEnabled", true, "MessageRetentionPeriod", 14 * 24 * 3600));
+        assertThat(IamPolicies.of(dev).statementsWithAction("sqs:SendMessage"))
+                .extracting(IamPolicies.Statement::policy)
+                .allMatch(policy -> policy.startsWith("FunctionsBedrockProcessor")).hasSize(1);
     }
 
     @Test
@@ -78,28 +120,38 @@ class ShaperFunctionsTest {
                 "MaximumEventAgeInSeconds", 60));
     }
 
-    @Test
-    void everyFunctionGetsTheWholeEnvironmentContract() {
-        Map<String, Map<String, Object>> functions = dev.findResources("AWS::Lambda::Function");
-        for (Map<String, Object> function : functions.values()) {
-            assertThat(variables(function)).containsKeys(ENVIRONMENT.toArray(String[]::new));
+    @ParameterizedTest
+    @CsvSource({
+            "submit,            STATE_MACHINE_ARN",
+            "budget-manager,    QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
+            "queue-processor,   QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
+            "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
+            "finalizer,         POWERTOOLS_METRICS_NAMESPACE",
+            "status,            ''",
+            "notifier,          EVENT_BUS_NAME WEBHOOK_SECRET_ARN"})
+    void eachFunctionGetsExactlyTheVariablesItsCodeReads(String purpose, String own) {
+        List<String> expected = new ArrayList<>(COMMON);
+        if (!own.isBlank()) {
+            expected.addAll(List.of(own.trim().split(" ")));
         }
+        assertThat(variables(function(purpose)).keySet()).containsExactlyInAnyOrderElementsOf(expected)
+                .doesNotContain("SHAPER_LOCAL_CALLBACKS");
     }
 
     @Test
     void functionsFindEachOtherByConstructedAliasArns() {
-        Map<String, Object> variables = variables(dev.findResources("AWS::Lambda::Function").get(
-                logicalId("AWS::Lambda::Function", "budget-manager")));
+        Map<String, Object> variables = variables(function("budget-manager"));
         assertThat(variables.get("QUEUE_PROCESSOR_FUNCTION").toString())
                 .contains(":function:TrafficShaper-dev-queue-processor:live");
         assertThat(variables.get("BEDROCK_PROCESSOR_FUNCTION").toString())
                 .contains(":function:TrafficShaper-dev-bedrock-processor:live");
-        assertThat(variables.get("STATE_MACHINE_ARN").toString())
+        assertThat(variables(function("submit")).get("STATE_MACHINE_ARN").toString())
                 .contains(":stateMachine:TrafficShaper-dev-request-lifecycle");
         assertThat(variables.get("MODELS_CONFIG").toString())
                 .contains("\"nova-lite\"").doesNotContain("description");
         assertThat(variables).containsEntry("POWERTOOLS_SERVICE_NAME", "traffic-shaper")
-                .containsEntry("POWERTOOLS_METRICS_NAMESPACE", "TrafficShaper");
+                .containsEntry("POWERTOOLS_METRICS_NAMESPACE", "TrafficShaper")
+                .containsEntry("POWERTOOLS_LOG_LEVEL", "INFO");
     }
 
     @Test
@@ -112,13 +164,69 @@ class ShaperFunctionsTest {
         }
     }
 
+    /**
+     * Every action each role allows, compared with the calls its code makes (see the comments in
+     * {@code ShaperFunctions.grantPermissions}): nothing missing, nothing extra.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "Submit           | dynamodb:GetItem dynamodb:UpdateItem s3:PutObject states:StartExecution | write",
+            "BudgetManager    | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"
+                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction | write",
+            "QueueProcessor   | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
+                    + " dynamodb:ConditionCheckItem dynamodb:Query dynamodb:BatchGetItem"
+                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction | write",
+            "BedrockProcessor | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
+                    + " s3:GetObject s3:PutObject states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
+                    + " bedrock:InvokeModel sqs:SendMessage sqs:GetQueueAttributes sqs:GetQueueUrl | write",
+            "Finalizer        | dynamodb:GetItem dynamodb:UpdateItem dynamodb:DeleteItem | write",
+            "Status           | dynamodb:GetItem s3:GetObject | read",
+            "Notifier         | dynamodb:GetItem s3:GetObject events:PutEvents secretsmanager:GetSecretValue | read"})
+    void eachRoleAllowsExactlyTheCallsItsCodeMakes(String function, String actions, String keyUse) {
+        List<String> expected = new ArrayList<>(LOGS_AND_TRACES);
+        expected.addAll(List.of(actions.trim().split(" ")));
+        expected.addAll(keyUse.equals("write") ? KEY_WRITE : KEY_READ);
+        List<String> granted = IamPolicies.of(dev).statementsOf("Functions" + function + "Role").stream()
+                .flatMap(statement -> statement.actions().stream()).toList();
+        assertThat(granted).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void theDataKeyIsUsableOnlyThroughTheServicesEachFunctionCalls() {
+        Map<String, List<String>> services = Map.of(
+                "Submit", List.of("dynamodb", "s3"), "BudgetManager", List.of("dynamodb"),
+                "QueueProcessor", List.of("dynamodb"), "BedrockProcessor", List.of("dynamodb", "s3"),
+                "Finalizer", List.of("dynamodb"), "Status", List.of("dynamodb", "s3"),
+                "Notifier", List.of("dynamodb", "s3", "secretsmanager"));
+        services.forEach((function, expected) -> {
+            List<IamPolicies.Statement> keyUse = IamPolicies.of(dev).statementsOf("Functions" + function + "Role")
+                    .stream().filter(statement -> statement.actions().contains("kms:Decrypt")).toList();
+            assertThat(keyUse).as(function).hasSize(1);
+            assertThat(keyUse.get(0).resources().toString()).contains("DataKey");
+            String condition = keyUse.get(0).condition().toString();
+            assertThat(condition).contains("kms:ViaService");
+            for (String service : List.of("dynamodb", "s3", "secretsmanager")) {
+                assertThat(condition.contains("[" + service + ".") || condition.contains(" " + service + "."))
+                        .as(function + " may use the key through " + service).isEqualTo(expected.contains(service));
+            }
+        });
+    }
+
+    @Test
+    void payloadObjectsAreGrantedOnlyUnderTheirPrefix() {
+        List<IamPolicies.Statement> objects = IamPolicies.of(dev).all().stream()
+                .filter(statement -> statement.actions().stream().anyMatch(action -> action.startsWith("s3:")))
+                .toList();
+        assertThat(objects).hasSize(4).allSatisfy(statement -> assertThat(statement.resources().toString())
+                .contains("Payloads").endsWith("/" + S3PayloadObjects.PREFIX + "*]]}]"));
+    }
+
     @Test
     void theDrainerAndProcessorsMayAnswerTheCallbackByStateMachineArn() {
         for (String purpose : List.of("BudgetManager", "QueueProcessor", "BedrockProcessor")) {
             assertThat(IamPolicies.of(dev).statementsOf("Functions" + purpose))
                     .anySatisfy(statement -> {
-                        assertThat(statement.actions()).containsExactlyInAnyOrder(
-                                "states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat");
+                        assertThat(statement.actions()).containsExactlyInAnyOrderElementsOf(TASK_RESPONSE);
                         assertThat(statement.resources().toString())
                                 .contains(":stateMachine:TrafficShaper-dev-request-lifecycle")
                                 .doesNotContain("LifecycleStateMachine");
@@ -127,6 +235,26 @@ class ShaperFunctionsTest {
         for (String purpose : List.of("Submit", "Finalizer", "Status", "Notifier")) {
             assertThat(IamPolicies.of(dev).statementsOf("Functions" + purpose))
                     .noneSatisfy(statement -> assertThat(statement.actions()).contains("states:SendTaskSuccess"));
+        }
+    }
+
+    @Test
+    void asynchronousInvokesReachOnlyTheLiveAliasesTheCodeWakesOrDispatchesTo() {
+        Map<String, List<String>> targets = Map.of(
+                "BudgetManager", List.of("queue-processor"),
+                "QueueProcessor", List.of("queue-processor", "bedrock-processor"),
+                "BedrockProcessor", List.of("queue-processor"));
+        for (IamPolicies.Statement statement : IamPolicies.of(dev).statementsWithAction("lambda:InvokeFunction")) {
+            if (statement.policy().startsWith("LifecycleStateMachine")) {
+                continue;
+            }
+            String function = targets.keySet().stream().filter(name -> statement.policy().startsWith("Functions" + name))
+                    .findFirst().orElseThrow(() -> new AssertionError(statement.policy() + " may invoke functions"));
+            String resources = statement.resources().toString();
+            for (String purpose : List.of("queue-processor", "bedrock-processor")) {
+                assertThat(resources.contains(":function:TrafficShaper-dev-" + purpose + ":live"))
+                        .as(function + " invokes " + purpose).isEqualTo(targets.get(function).contains(purpose));
+            }
         }
     }
 
@@ -143,6 +271,7 @@ class ShaperFunctionsTest {
         List<IamPolicies.Statement> statements = IamPolicies.of(dev).statementsWithAction("bedrock:InvokeModel");
         assertThat(statements).extracting(IamPolicies.Statement::policy)
                 .allMatch(policy -> policy.startsWith("FunctionsBedrockProcessor")).hasSize(1);
+        assertThat(statements.get(0).actions()).containsExactly("bedrock:InvokeModel");
         assertThat(statements.get(0).resources().toString())
                 .contains("foundation-model/amazon.nova-lite-v1:0")
                 .contains("inference-profile/us.anthropic.claude-sonnet-4-20250514-v1:0")
@@ -167,6 +296,15 @@ class ShaperFunctionsTest {
     private static Map<String, Object> variables(Map<String, Object> function) {
         Map<String, Object> properties = (Map<String, Object>) function.get("Properties");
         return (Map<String, Object>) ((Map<String, Object>) properties.get("Environment")).get("Variables");
+    }
+
+    private Map<String, Object> function(String purpose) {
+        return dev.findResources("AWS::Lambda::Function").get(logicalId("AWS::Lambda::Function", purpose));
+    }
+
+    @SuppressWarnings("unchecked")
+    private long timeoutSeconds(String purpose) {
+        return ((Number) ((Map<String, Object>) function(purpose).get("Properties")).get("Timeout")).longValue();
     }
 
     private String logicalId(String type, String purpose) {

@@ -1,10 +1,14 @@
 package dev.trafficshaper.infra.compute;
 
+import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.infra.config.ModelsConfiguration;
 import dev.trafficshaper.infra.config.ResourceNames;
+import dev.trafficshaper.lifecycle.InvocationService;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.services.iam.PolicyStatement;
@@ -18,49 +22,108 @@ import software.amazon.awscdk.services.ssm.StringParameter;
 import software.constructs.Construct;
 
 /**
- * The seven Lambda functions of the shaper, their shared environment and a least-privilege role
- * each. Functions find each other and the state machine by constructed ARNs (see
- * {@link ResourceNames}), so no grant here creates a dependency cycle.
+ * The seven Lambda functions of the shaper, the environment each one's code reads and a
+ * least-privilege role each. Functions find each other and the state machine by constructed ARNs
+ * (see {@link ResourceNames}), so no grant here creates a dependency cycle.
+ *
+ * <p>The environment and the grants follow the code, not a template: {@code functions/.../Shaper.java}
+ * is the composition root every handler goes through, and each grant below names the service
+ * call that needs it. The infra tests run that composition root with each function's synthesized
+ * environment, so a variable the code reads but the stack does not set fails the build.
  */
 public final class ShaperFunctions extends Construct {
 
     public static final String SERVICE_NAME = "traffic-shaper";
     public static final String METRICS_NAMESPACE = "TrafficShaper";
+    public static final String LOG_LEVEL = "INFO";
+
+    public static final String TABLE_NAME = "TABLE_NAME";
+    public static final String PAYLOAD_BUCKET = "PAYLOAD_BUCKET";
+    public static final String MODELS_CONFIG = "MODELS_CONFIG";
+    public static final String MODELS_PARAMETER = "MODELS_PARAMETER";
+    public static final String STATE_MACHINE_ARN = "STATE_MACHINE_ARN";
+    public static final String EVENT_BUS_NAME = "EVENT_BUS_NAME";
+    public static final String QUEUE_PROCESSOR_FUNCTION = "QUEUE_PROCESSOR_FUNCTION";
+    public static final String BEDROCK_PROCESSOR_FUNCTION = "BEDROCK_PROCESSOR_FUNCTION";
+    public static final String WEBHOOK_SECRET_ARN = "WEBHOOK_SECRET_ARN";
+
+    public static final String POWERTOOLS_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME";
+    public static final String POWERTOOLS_LOG_LEVEL = "POWERTOOLS_LOG_LEVEL";
+    public static final String POWERTOOLS_METRICS_NAMESPACE = "POWERTOOLS_METRICS_NAMESPACE";
+
+    /**
+     * Read by every function: each builds the table and payload adapters together (so even one that
+     * never touches S3 needs the bucket name) and reads the models file; the Powertools log layout
+     * reads the service name, the log configuration the level. {@code MODELS_CONFIG} stands for
+     * {@code MODELS_PARAMETER} when the models file is too large for the environment.
+     */
+    public static final List<String> COMMON_VARIABLES = List.of(TABLE_NAME, PAYLOAD_BUCKET, MODELS_CONFIG,
+            POWERTOOLS_SERVICE_NAME, POWERTOOLS_LOG_LEVEL);
+    /**
+     * Whoever may wake a drainer builds the asynchronous invoker, which names both functions; the
+     * same functions publish metrics.
+     */
+    private static final List<String> ASYNC_INVOKES_AND_METRICS = List.of(QUEUE_PROCESSOR_FUNCTION,
+            BEDROCK_PROCESSOR_FUNCTION, POWERTOOLS_METRICS_NAMESPACE);
+
+    /** Lambda's limit for one invocation. */
+    public static final java.time.Duration LAMBDA_LIMIT = java.time.Duration.ofMinutes(15);
+    /**
+     * The Bedrock Processor's timeout: the longest Bedrock call ({@link InvocationService#MAX_CALL}) plus
+     * headroom for reading the body and writing result, usage and status, within Lambda's limit.
+     */
+    static final java.time.Duration BEDROCK_PROCESSOR_TIMEOUT = bedrockProcessorTimeout(InvocationService.MAX_CALL);
+    /**
+     * Webhook delivery: up to 3 attempts, each up to 10 s to connect and 10 s for the answer, 1 s and
+     * 2 s apart, plus the event, the status read and, on a cold start, the secret.
+     */
+    static final Duration NOTIFIER_TIMEOUT = Duration.seconds(90);
 
     public static final FunctionSpec SUBMIT = new FunctionSpec("submit",
             "dev.trafficshaper.functions.submit.SubmitHandler",
-            "POST /v1/requests: validates, stores a large prompt, starts the request's execution",
-            1024, Duration.seconds(15), null);
+            "POST /v1/requests: validates, stores the body, starts the request's execution",
+            1024, Duration.seconds(15), null, List.of(STATE_MACHINE_ARN));
     public static final FunctionSpec BUDGET_MANAGER = new FunctionSpec("budget-manager",
             "dev.trafficshaper.functions.budget.BudgetManagerHandler",
-            "Admit task: estimates, enqueues to a shard, keeps the task token, wakes the drainer",
-            1024, Duration.seconds(30), null);
+            "Admit task: enqueues to a shard with the task token, wakes the drainer if none runs",
+            1024, Duration.seconds(30), null, ASYNC_INVOKES_AND_METRICS);
+    /** Reserved concurrency is set per deployment: see {@link #drainerConcurrency(int)}. */
+    public static final FunctionSpec QUEUE_PROCESSOR = new FunctionSpec("queue-processor",
+            "dev.trafficshaper.functions.drain.QueueProcessorHandler",
+            "Drains the model queues at the paced rate; holds one lease per model, hands off before the time limit",
+            1024, Duration.minutes(15), null, ASYNC_INVOKES_AND_METRICS);
     public static final FunctionSpec BEDROCK_PROCESSOR = new FunctionSpec("bedrock-processor",
             "dev.trafficshaper.functions.invoke.BedrockProcessorHandler",
             "Invokes Bedrock once with SDK retries off, stores the result, settles usage, returns the token",
-            512, Duration.minutes(15), null);
+            512, Duration.seconds(BEDROCK_PROCESSOR_TIMEOUT.toSeconds()), null, ASYNC_INVOKES_AND_METRICS);
     public static final FunctionSpec FINALIZER = new FunctionSpec("finalizer",
             "dev.trafficshaper.functions.finalize.FinalizerHandler",
             "Records the honest terminal outcome of a request that timed out, failed or was aborted",
-            512, Duration.seconds(30), null);
+            512, Duration.seconds(30), null, List.of(POWERTOOLS_METRICS_NAMESPACE));
     public static final FunctionSpec STATUS = new FunctionSpec("status",
             "dev.trafficshaper.functions.status.StatusHandler",
             "GET /v1/requests/{id} and GET /v1/models",
-            1024, Duration.seconds(10), null);
+            1024, Duration.seconds(10), null, List.of());
     public static final FunctionSpec NOTIFIER = new FunctionSpec("notifier",
             "dev.trafficshaper.functions.notify.NotifierHandler",
             "Delivers the terminal outcome: signed webhook and EventBridge event",
-            512, Duration.seconds(60), null);
+            512, NOTIFIER_TIMEOUT, null, List.of(EVENT_BUS_NAME, WEBHOOK_SECRET_ARN));
 
-    private static final List<String> TABLE_READ = List.of(
-            "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:ConditionCheckItem");
-    private static final List<String> TABLE_WRITE = List.of(
-            "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem");
-    private static final List<String> TASK_RESPONSE = List.of(
-            "states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat");
+    private static final String GET_ITEM = "dynamodb:GetItem";
+    private static final String PUT_ITEM = "dynamodb:PutItem";
+    private static final String UPDATE_ITEM = "dynamodb:UpdateItem";
+    private static final String DELETE_ITEM = "dynamodb:DeleteItem";
+    private static final String CONDITION_CHECK_ITEM = "dynamodb:ConditionCheckItem";
+    private static final String QUERY = "dynamodb:Query";
+    private static final String BATCH_GET_ITEM = "dynamodb:BatchGetItem";
+    private static final List<String> TASK_RESPONSE = List.of("states:SendTaskSuccess", "states:SendTaskFailure");
+    private static final String DYNAMODB = "dynamodb";
+    private static final String S3 = "s3";
+    private static final String SECRETS_MANAGER = "secretsmanager";
 
     private final ShaperFunctionsProps props;
-    private final Map<String, String> environment = new LinkedHashMap<>();
+    private final Map<String, String> values = new LinkedHashMap<>();
+    private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final Queue bedrockProcessorDeadLetters;
     private final ShaperFunction submit;
     private final ShaperFunction budgetManager;
@@ -75,16 +138,17 @@ public final class ShaperFunctions extends Construct {
         super(scope, id);
         this.props = props;
         ResourceNames names = props.names();
-        environment.put("TABLE_NAME", props.table().tableName());
-        environment.put("PAYLOAD_BUCKET", props.payloads().bucketName());
-        environment.put("STATE_MACHINE_ARN", names.stateMachineArn(this));
-        environment.put("EVENT_BUS_NAME", props.eventBus().getEventBusName());
-        environment.put("QUEUE_PROCESSOR_FUNCTION", names.functionAliasArn(this, queueProcessorSpec().purpose()));
-        environment.put("BEDROCK_PROCESSOR_FUNCTION", names.functionAliasArn(this, BEDROCK_PROCESSOR.purpose()));
-        environment.put("WEBHOOK_SECRET_ARN", props.webhookSecret().getSecretArn());
-        environment.put("POWERTOOLS_SERVICE_NAME", SERVICE_NAME);
-        environment.put("POWERTOOLS_METRICS_NAMESPACE", METRICS_NAMESPACE);
+        values.put(TABLE_NAME, props.table().tableName());
+        values.put(PAYLOAD_BUCKET, props.payloads().bucketName());
         putModelsConfiguration(props.models());
+        values.put(POWERTOOLS_SERVICE_NAME, SERVICE_NAME);
+        values.put(POWERTOOLS_LOG_LEVEL, LOG_LEVEL);
+        values.put(POWERTOOLS_METRICS_NAMESPACE, METRICS_NAMESPACE);
+        values.put(STATE_MACHINE_ARN, names.stateMachineArn(this));
+        values.put(EVENT_BUS_NAME, props.eventBus().getEventBusName());
+        values.put(QUEUE_PROCESSOR_FUNCTION, names.functionAliasArn(this, QUEUE_PROCESSOR.purpose()));
+        values.put(BEDROCK_PROCESSOR_FUNCTION, names.functionAliasArn(this, BEDROCK_PROCESSOR.purpose()));
+        values.put(WEBHOOK_SECRET_ARN, props.webhookSecret().getSecretArn());
 
         this.bedrockProcessorDeadLetters = Queue.Builder.create(this, "BedrockProcessorDeadLetters")
                 .encryption(QueueEncryption.SQS_MANAGED)
@@ -94,7 +158,8 @@ public final class ShaperFunctions extends Construct {
 
         this.submit = create("Submit", SUBMIT);
         this.budgetManager = create("BudgetManager", BUDGET_MANAGER);
-        this.queueProcessor = create("QueueProcessor", queueProcessorSpec());
+        this.queueProcessor = create("QueueProcessor",
+                QUEUE_PROCESSOR.withReservedConcurrency(drainerConcurrency(props.models().models().size())));
         this.bedrockProcessor = create("BedrockProcessor", BEDROCK_PROCESSOR);
         this.finalizer = create("Finalizer", FINALIZER);
         this.status = create("Status", STATUS);
@@ -104,39 +169,64 @@ public final class ShaperFunctions extends Construct {
         grantPermissions();
     }
 
+    static java.time.Duration bedrockProcessorTimeout(java.time.Duration maxCall) {
+        java.time.Duration timeout = maxCall.plusMinutes(5);
+        if (timeout.compareTo(LAMBDA_LIMIT) > 0) {
+            throw new IllegalStateException("a Bedrock call may last " + maxCall + ", which leaves the Bedrock"
+                    + " Processor less than 5 minutes for its writes within Lambda's 15-minute limit");
+        }
+        return timeout;
+    }
+
     /**
-     * One lease-holding drainer per model plus a successor for each during hand-off. The cap keeps
-     * a burst of wake-up invocations from starving the account's concurrency; wake-ups beyond it
-     * are throttled and dropped, which is harmless because the running drainer already sees the work.
+     * The Queue Processor's reserved concurrency: per model, the lease-holding drainer and, during a
+     * hand-off, its successor (the predecessor is still publishing and releasing when the successor
+     * starts); plus two for the 1-minute safety-net run and a wake-up that arrives while a model's
+     * two slots are taken. Other wake-ups find the lease held and return within a few hundred
+     * milliseconds; those the cap throttles are retried by Lambda for up to a minute, then dropped,
+     * which is harmless because the running drainer already sees the work. The cap keeps a burst of
+     * wake-ups from starving the account's concurrency.
      */
-    private FunctionSpec queueProcessorSpec() {
-        int drainers = Math.max(2, 2 * props.models().models().size());
-        return new FunctionSpec("queue-processor",
-                "dev.trafficshaper.functions.drain.QueueProcessorHandler",
-                "Drains the model queues at the paced rate; holds one lease per model, hands off before the time limit",
-                1024, Duration.minutes(15), drainers);
+    public static int drainerConcurrency(int models) {
+        return 2 * models + 2;
     }
 
     private void putModelsConfiguration(ModelsConfiguration models) {
         if (models.fitsInline()) {
-            environment.put("MODELS_CONFIG", models.compactJson());
+            values.put(MODELS_CONFIG, models.compactJson());
             return;
         }
         modelsParameter = StringParameter.Builder.create(this, "ModelsParameter")
                 .parameterName("/" + props.names().prefix() + "/models")
                 .description("The models file the functions read: " + models.modelKeys())
                 .stringValue(models.compactJson())
-                .tier(models.compactJson().length() > 4_000 ? ParameterTier.ADVANCED : ParameterTier.STANDARD)
+                .tier(models.needsAdvancedParameter() ? ParameterTier.ADVANCED : ParameterTier.STANDARD)
                 .build();
-        environment.put("MODELS_PARAMETER", modelsParameter.getParameterName());
+        values.put(MODELS_PARAMETER, modelsParameter.getParameterName());
     }
 
     private ShaperFunction create(String id, FunctionSpec spec) {
         boolean production = props.stage().production();
+        Map<String, String> environment = environmentFor(spec);
+        environments.put(spec.purpose(), environment);
         return new ShaperFunction(this, id, props.names().functionName(spec.purpose()), spec, props.code(),
                 environment,
                 production ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
                 production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY);
+    }
+
+    private Map<String, String> environmentFor(FunctionSpec spec) {
+        List<String> names = new ArrayList<>(COMMON_VARIABLES);
+        names.addAll(spec.variables());
+        Map<String, String> environment = new LinkedHashMap<>();
+        for (String name : names) {
+            if (name.equals(MODELS_CONFIG) && modelsParameter != null) {
+                environment.put(MODELS_PARAMETER, values.get(MODELS_PARAMETER));
+            } else {
+                environment.put(name, values.get(name));
+            }
+        }
+        return environment;
     }
 
     /**
@@ -156,41 +246,104 @@ public final class ShaperFunctions extends Construct {
                 .build());
     }
 
+    /**
+     * One block per function, each action traced to the service call that makes it. DynamoDB has no
+     * IAM action for TransactWriteItems: a transaction needs the action of each item in it (PutItem,
+     * UpdateItem, DeleteItem, ConditionCheckItem). Payload bodies up to 350 KB are table items
+     * (UpdateItem/GetItem); larger ones are objects under {@code payloads/}.
+     */
     private void grantPermissions() {
         ResourceNames names = props.names();
-        for (ShaperFunction fn : all()) {
-            fn.allow(statement(TABLE_READ, props.table().tableArn()));
-            fn.allow(statement(List.of("kms:Decrypt", "kms:DescribeKey"), props.key().getKeyArn()));
-            if (modelsParameter != null) {
+        String stateMachine = names.stateMachineArn(this);
+        String queueProcessorAlias = names.functionAliasArn(this, QUEUE_PROCESSOR.purpose());
+        String bedrockProcessorAlias = names.functionAliasArn(this, BEDROCK_PROCESSOR.purpose());
+
+        // SubmissionService: find the request id (GetItem), read the model status board (GetItem),
+        // store the body (UpdateItem, or PutObject when large); then StartExecution.
+        submit.allow(table(GET_ITEM, UPDATE_ITEM));
+        submit.allow(payloadObjects("s3:PutObject"));
+        submit.allow(key(true, DYNAMODB, S3));
+        submit.allow(statement(List.of("states:StartExecution"), stateMachine));
+
+        // AdmissionService: enqueue (transaction of two Puts), the winner of a repeat (GetItem),
+        // replace a retried task's token (UpdateItem), look for a lease (GetItem), wake a drainer,
+        // resume the workflow of a request that had already ended.
+        budgetManager.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM));
+        budgetManager.allow(key(true, DYNAMODB));
+        budgetManager.allow(statement(TASK_RESPONSE, stateMachine));
+        budgetManager.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias));
+
+        // DrainService: lease (UpdateItem, GetItem), heads and depth (Query), fenced admit
+        // (ConditionCheckItem + UpdateItem + DeleteItem), expire (UpdateItem, DeleteItem), outstanding
+        // admissions (BatchGetItem), status board (PutItem, GetItem); resume an expired request's
+        // workflow; dispatch to the Bedrock Processor; wake a successor.
+        queueProcessor.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM, CONDITION_CHECK_ITEM, QUERY,
+                BATCH_GET_ITEM));
+        queueProcessor.allow(key(true, DYNAMODB));
+        queueProcessor.allow(statement(TASK_RESPONSE, stateMachine));
+        queueProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias, bedrockProcessorAlias));
+
+        // InvocationService: find (GetItem), claim and end (UpdateItem), expire (UpdateItem,
+        // DeleteItem), read the body and store the result (GetItem/UpdateItem or Get/PutObject),
+        // settle usage (PutItem), requeue (transaction of UpdateItem + PutItem); Converse; resume the
+        // workflow; wake the drainer after a requeue.
+        bedrockProcessor.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
+        bedrockProcessor.allow(payloadObjects("s3:GetObject", "s3:PutObject"));
+        bedrockProcessor.allow(key(true, DYNAMODB, S3));
+        bedrockProcessor.allow(statement(TASK_RESPONSE, stateMachine));
+        bedrockProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias));
+        bedrockProcessor.allow(statement(List.of("bedrock:InvokeModel"),
+                BedrockModelArns.of(this, props.models().models()).toArray(String[]::new)));
+
+        // Finalizer: find (GetItem), expire (UpdateItem, DeleteItem) or fail (UpdateItem).
+        finalizer.allow(table(GET_ITEM, UPDATE_ITEM, DELETE_ITEM));
+        finalizer.allow(key(true, DYNAMODB));
+
+        // StatusService: the request, its result and the status board, all by key.
+        status.allow(table(GET_ITEM));
+        status.allow(payloadObjects("s3:GetObject"));
+        status.allow(key(false, DYNAMODB, S3));
+
+        // Notifier: the request and its result (as Status), one event, the signing key.
+        notifier.allow(table(GET_ITEM));
+        notifier.allow(payloadObjects("s3:GetObject"));
+        notifier.allow(key(false, DYNAMODB, S3, SECRETS_MANAGER));
+        notifier.allow(statement(List.of("events:PutEvents"), props.eventBus().getEventBusArn()));
+        notifier.allow(statement(List.of("secretsmanager:GetSecretValue"), props.webhookSecret().getSecretArn()));
+
+        if (modelsParameter != null) {
+            for (ShaperFunction fn : all()) {
                 fn.allow(statement(List.of("ssm:GetParameter"), modelsParameter.getParameterArn()));
             }
         }
-        for (ShaperFunction fn : List.of(budgetManager, queueProcessor, bedrockProcessor, finalizer, notifier)) {
-            fn.allow(statement(TABLE_WRITE, props.table().tableArn()));
+    }
+
+    private PolicyStatement table(String... actions) {
+        return statement(List.of(actions), props.table().tableArn());
+    }
+
+    private PolicyStatement payloadObjects(String... actions) {
+        return statement(List.of(actions), props.payloads().objectsArn(S3PayloadObjects.PREFIX));
+    }
+
+    /**
+     * The data key, only as the named services use it on the function's behalf (kms:ViaService):
+     * reading needs Decrypt, writing also Encrypt and GenerateDataKey.
+     */
+    private PolicyStatement key(boolean writes, String... services) {
+        List<String> actions = new ArrayList<>(List.of("kms:Decrypt", "kms:DescribeKey"));
+        if (writes) {
+            actions.addAll(List.of("kms:Encrypt", "kms:GenerateDataKey"));
         }
-        for (ShaperFunction fn : List.of(submit, budgetManager, queueProcessor, bedrockProcessor, finalizer,
-                notifier)) {
-            fn.allow(statement(List.of("kms:Encrypt", "kms:GenerateDataKey"), props.key().getKeyArn()));
+        List<String> viaServices = new ArrayList<>();
+        for (String service : services) {
+            viaServices.add(service + "." + Aws.REGION + "." + Aws.URL_SUFFIX);
         }
-        for (ShaperFunction fn : List.of(submit, budgetManager, bedrockProcessor)) {
-            fn.allow(statement(List.of("s3:PutObject"), props.payloads().objectsArn()));
-        }
-        for (ShaperFunction fn : List.of(budgetManager, bedrockProcessor, status, notifier)) {
-            fn.allow(statement(List.of("s3:GetObject"), props.payloads().objectsArn()));
-        }
-        for (ShaperFunction fn : List.of(budgetManager, queueProcessor, bedrockProcessor)) {
-            fn.allow(statement(TASK_RESPONSE, names.stateMachineArn(this)));
-        }
-        submit.allow(statement(List.of("states:StartExecution"), names.stateMachineArn(this)));
-        budgetManager.allow(statement(List.of("lambda:InvokeFunction"),
-                names.functionAliasArn(this, queueProcessorSpec().purpose())));
-        queueProcessor.allow(statement(List.of("lambda:InvokeFunction"),
-                names.functionAliasArn(this, queueProcessorSpec().purpose()),
-                names.functionAliasArn(this, BEDROCK_PROCESSOR.purpose())));
-        bedrockProcessor.allow(statement(List.of("bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"),
-                BedrockModelArns.of(this, props.models().models()).toArray(String[]::new)));
-        notifier.allow(statement(List.of("events:PutEvents"), props.eventBus().getEventBusArn()));
-        notifier.allow(statement(List.of("secretsmanager:GetSecretValue"), props.webhookSecret().getSecretArn()));
+        return PolicyStatement.Builder.create()
+                .actions(actions)
+                .resources(List.of(props.key().getKeyArn()))
+                .conditions(Map.of("StringEquals", Map.of("kms:ViaService", viaServices)))
+                .build();
     }
 
     private static PolicyStatement statement(List<String> actions, String... resources) {
@@ -201,7 +354,12 @@ public final class ShaperFunctions extends Construct {
         return List.of(submit, budgetManager, queueProcessor, bedrockProcessor, finalizer, status, notifier);
     }
 
-    public Map<String, String> environment() {
+    /** The environment of the function with this purpose, e.g. {@code submit}. */
+    public Map<String, String> environmentOf(String purpose) {
+        Map<String, String> environment = environments.get(purpose);
+        if (environment == null) {
+            throw new IllegalArgumentException("no function named " + purpose);
+        }
         return Map.copyOf(environment);
     }
 

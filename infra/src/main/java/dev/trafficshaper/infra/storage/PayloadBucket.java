@@ -68,8 +68,11 @@ public final class PayloadBucket extends Construct {
         return bucket.getBucketName();
     }
 
-    /** Every object in the bucket: keys are request ids, unknown at deploy time. */
-    public String objectsArn() {
-        return bucket.arnForObjects("*");
+    /**
+     * Every object under {@code prefix} (e.g. {@code payloads/}): keys are request ids and content
+     * digests, unknown at deploy time.
+     */
+    public String objectsArn(String prefix) {
+        return bucket.arnForObjects(prefix + "*");
     }
 }
