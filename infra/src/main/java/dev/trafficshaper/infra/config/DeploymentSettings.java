@@ -1,7 +1,9 @@
 package dev.trafficshaper.infra.config;
 
+import dev.trafficshaper.request.NewRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -42,8 +44,13 @@ public record DeploymentSettings(
         if (apiRateLimit <= 0 || apiBurstLimit < 1) {
             throw new InvalidDeploymentException("apiRateLimit and apiBurstLimit must be positive");
         }
-        if (payloadRetentionDays < 1) {
-            throw new InvalidDeploymentException("payloadRetentionDays must be at least 1");
+        long minimumRetention = minimumPayloadRetentionDays(models);
+        if (payloadRetentionDays < minimumRetention) {
+            throw new InvalidDeploymentException("payloadRetentionDays: " + payloadRetentionDays + " days would delete"
+                    + " bodies the functions still read; a request's prompt and result stay readable for its"
+                    + " deadline plus " + Duration.ofMillis(NewRequest.DEFAULT_RETENTION_MILLIS).toDays() + " days, so"
+                    + " with maxDeadlineSeconds " + models.longestDeadlineSeconds() + " (model "
+                    + models.longestDeadlineModel().key() + ") keep them at least " + minimumRetention + " days");
         }
         if (alarmEmail != null && !alarmEmail.matches("[^@\\s]+@[^@\\s]+")) {
             throw new InvalidDeploymentException("alarmEmail: '" + alarmEmail + "' is not an email address");
@@ -72,6 +79,17 @@ public record DeploymentSettings(
                 lookup.text("webAcl").map(Boolean::parseBoolean).orElse(false),
                 lookup.text("alarmEmail").filter(s -> !s.isBlank()).orElse(null),
                 (int) lookup.number("payloadRetentionDays", 30));
+    }
+
+    /**
+     * Days the payload bucket must keep an object: a body stays referenced for its request's deadline
+     * plus the request retention ({@link NewRequest#DEFAULT_RETENTION_MILLIS}), and the functions
+     * expect to find it until then.
+     */
+    public static long minimumPayloadRetentionDays(ModelsConfiguration models) {
+        long millis = models.longestDeadlineSeconds() * 1000 + NewRequest.DEFAULT_RETENTION_MILLIS;
+        long day = Duration.ofDays(1).toMillis();
+        return (millis + day - 1) / day;
     }
 
     public String stackName() {

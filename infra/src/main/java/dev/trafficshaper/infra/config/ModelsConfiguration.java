@@ -8,6 +8,7 @@ import dev.trafficshaper.model.InvalidModelsFileException;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,6 +25,10 @@ public final class ModelsConfiguration {
 
     /** Largest compact file passed inline; the rest of the 4 KB environment holds names and ARNs. */
     public static final int INLINE_LIMIT_BYTES = 2_048;
+    /** Largest value of a standard SSM parameter. */
+    public static final int STANDARD_PARAMETER_BYTES = 4_096;
+    /** Largest value of an advanced SSM parameter, and so the largest models file a deployment takes. */
+    public static final int ADVANCED_PARAMETER_BYTES = 8_192;
 
     private final Path source;
     private final ModelCatalog catalog;
@@ -54,7 +59,14 @@ public final class ModelsConfiguration {
             throw new InvalidDeploymentException(source + " is not a valid models file:\n  - "
                     + String.join("\n  - ", e.problems()), e);
         }
-        return new ModelsConfiguration(source, catalog, compact(text));
+        String compact = compact(text);
+        int size = compact.getBytes(StandardCharsets.UTF_8).length;
+        if (size > ADVANCED_PARAMETER_BYTES) {
+            throw new InvalidDeploymentException(source + " is " + size + " bytes without its descriptions, over the "
+                    + ADVANCED_PARAMETER_BYTES + " bytes an SSM parameter can hold for the functions; remove models"
+                    + " this deployment does not serve");
+        }
+        return new ModelsConfiguration(source, catalog, compact);
     }
 
     private static String compact(String text) {
@@ -90,11 +102,25 @@ public final class ModelsConfiguration {
     }
 
     public boolean fitsInline() {
-        return compactJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= INLINE_LIMIT_BYTES;
+        return compactSize() <= INLINE_LIMIT_BYTES;
+    }
+
+    public boolean needsAdvancedParameter() {
+        return compactSize() > STANDARD_PARAMETER_BYTES;
+    }
+
+    private int compactSize() {
+        return compactJson.getBytes(StandardCharsets.UTF_8).length;
     }
 
     public long longestDeadlineSeconds() {
-        return models().stream().mapToLong(ModelConfig::maxDeadlineSeconds).max().orElseThrow();
+        return longestDeadlineModel().maxDeadlineSeconds();
+    }
+
+    /** The model with the longest {@code maxDeadlineSeconds}, for error messages that name it. */
+    public ModelConfig longestDeadlineModel() {
+        return models().stream().max(java.util.Comparator.comparingLong(ModelConfig::maxDeadlineSeconds))
+                .orElseThrow();
     }
 
     public long largestMaxTokens() {

@@ -64,6 +64,18 @@ class DeploymentSettingsTest {
     }
 
     @Test
+    void payloadRetentionShorterThanTheFunctionsReadBodiesIsRefused() throws IOException {
+        Map<String, Object> context = context(Map.of("payloadRetentionDays", "3"));
+        assertThatThrownBy(() -> DeploymentSettings.fromContext(context::get, repository))
+                .isInstanceOf(InvalidDeploymentException.class)
+                .hasMessageContaining("payloadRetentionDays: 3 days would delete bodies the functions still read")
+                .hasMessageContaining("maxDeadlineSeconds 3600 (model nova-lite)")
+                .hasMessageContaining("keep them at least 4 days");
+        context.put("payloadRetentionDays", "4");
+        assertThat(DeploymentSettings.fromContext(context::get, repository).payloadRetentionDays()).isEqualTo(4);
+    }
+
+    @Test
     void badStageNameAndNumbersAreRefusedClearly() throws IOException {
         Map<String, Object> badStage = context(Map.of("stage", "Prod_1"));
         assertThatThrownBy(() -> DeploymentSettings.fromContext(badStage::get, repository))

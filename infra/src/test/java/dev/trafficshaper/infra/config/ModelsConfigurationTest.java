@@ -52,6 +52,21 @@ class ModelsConfigurationTest {
     }
 
     @Test
+    void aFileTooLargeForAnSsmParameterIsRefused() {
+        StringBuilder json = new StringBuilder("{\"models\": {");
+        for (int i = 0; i < 120; i++) {
+            json.append(i == 0 ? "" : ",").append("\"model-").append(i)
+                    .append("\": {\"modelId\": \"amazon.nova-lite-v1:0\", \"quotas\": {\"tpm\": 1000000},")
+                    .append(" \"maxTokens\": 4096, \"shards\": 2}");
+        }
+        json.append("}}");
+        assertThatThrownBy(() -> ModelsConfiguration.parse(Path.of("huge.json"), json.toString()))
+                .isInstanceOf(InvalidDeploymentException.class)
+                .hasMessageContaining("huge.json is ")
+                .hasMessageContaining("over the 8192 bytes an SSM parameter can hold");
+    }
+
+    @Test
     void largeFileGoesToAParameterInsteadOfTheEnvironment() {
         StringBuilder json = new StringBuilder("{\"models\": {");
         for (int i = 0; i < 40; i++) {
@@ -60,6 +75,20 @@ class ModelsConfigurationTest {
                     .append(" \"maxTokens\": 4096, \"shards\": 2}");
         }
         json.append("}}");
-        assertThat(ModelsConfiguration.parse(Path.of("big.json"), json.toString()).fitsInline()).isFalse();
+        ModelsConfiguration models = ModelsConfiguration.parse(Path.of("big.json"), json.toString());
+        assertThat(models.fitsInline()).isFalse();
+        assertThat(models.needsAdvancedParameter()).as("about 4 KB fits a standard parameter").isFalse();
+    }
+
+    @Test
+    void aFileBetweenFourAndEightKilobytesNeedsAnAdvancedParameter() {
+        StringBuilder json = new StringBuilder("{\"models\": {");
+        for (int i = 0; i < 60; i++) {
+            json.append(i == 0 ? "" : ",").append("\"model-").append(i)
+                    .append("\": {\"modelId\": \"amazon.nova-lite-v1:0\", \"quotas\": {\"tpm\": 1000000},")
+                    .append(" \"maxTokens\": 4096, \"shards\": 2}");
+        }
+        json.append("}}");
+        assertThat(ModelsConfiguration.parse(Path.of("big.json"), json.toString()).needsAdvancedParameter()).isTrue();
     }
 }
