@@ -2,6 +2,8 @@ package dev.trafficshaper.infra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -46,10 +48,51 @@ class RequestApiTest {
                         "additionalProperties", false,
                         "properties", Match.objectLike(Map.of(
                                 "model", Map.of("type", "string", "enum", List.of("nova-lite", "claude-sonnet")),
-                                "priority", Map.of("type", "string", "enum", List.of("interactive", "bulk")),
-                                "deadlineSeconds", Map.of("type", "integer", "minimum", 1, "maximum", 3600)))))));
+                                "requestId", Map.of("type", List.of("string", "null"),
+                                        "pattern", "^[A-Za-z0-9._:-]{1,128}$"),
+                                "deadlineSeconds", Map.of("type", List.of("integer", "null"), "minimum", 1,
+                                        "maximum", 3600)))))));
+    }
+
+    @Test
+    void everyErrorApiGatewayAnswersItselfIsJsonWithAnErrorField() throws Exception {
+        Map<String, Map<String, Object>> responses = dev.findResources("AWS::ApiGateway::GatewayResponse");
+        Map<String, Object> byType = new java.util.HashMap<>();
+        responses.values().forEach(resource -> {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> properties = (Map<String, Object>) resource.get("Properties");
+            byType.put(properties.get("ResponseType").toString(), properties);
+        });
+        assertThat(byType).containsOnlyKeys("BAD_REQUEST_BODY", "BAD_REQUEST_PARAMETERS", "THROTTLED", "DEFAULT_4XX",
+                "DEFAULT_5XX");
+        ObjectMapper json = new ObjectMapper();
+        for (Map.Entry<String, Object> entry : byType.entrySet()) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> properties = (Map<String, Object>) entry.getValue();
+            @SuppressWarnings("unchecked")
+            String template = ((Map<String, String>) properties.get("ResponseTemplates")).get("application/json");
+            // $context.error.messageString is the message as a quoted JSON string.
+            JsonNode body = json.readTree(template.replace("$context.error.messageString",
+                    "\"Invalid request body\""));
+            assertThat(body.get("error").asText()).as(entry.getKey()).isEqualTo("Invalid request body");
+        }
         dev.hasResourceProperties("AWS::ApiGateway::GatewayResponse", Map.of(
-                "ResponseType", "BAD_REQUEST_BODY", "StatusCode", "400"));
+                "ResponseType", "BAD_REQUEST_BODY", "StatusCode", "400",
+                "ResponseTemplates", Map.of("application/json", "{\"error\":$context.error.messageString,\"field\":\"body\"}")));
+        dev.hasResourceProperties("AWS::ApiGateway::GatewayResponse", Map.of(
+                "ResponseType", "THROTTLED", "StatusCode", "429",
+                "ResponseParameters", Map.of("gatewayresponse.header.Retry-After", "'1'")));
+    }
+
+    @Test
+    void accessLogsAreJsonWithTheCallerAndWhyApiGatewayRefused() throws Exception {
+        String format = dev.findResources("AWS::ApiGateway::Stage").values().stream()
+                .map(stage -> ((Map<?, ?>) ((Map<?, ?>) stage.get("Properties")).get("AccessLogSetting")).get("Format"))
+                .findFirst().orElseThrow().toString();
+        JsonNode fields = new ObjectMapper().readTree(format.replace("$context.error.messageString", "\"m\""));
+        assertThat(fields.get("userArn").asText()).isEqualTo("$context.identity.userArn");
+        assertThat(fields.get("validationError").asText()).isEqualTo("$context.error.validationErrorString");
+        assertThat(fields.get("status").asText()).isEqualTo("$context.status");
     }
 
     @Test
@@ -76,6 +119,14 @@ class RequestApiTest {
                         "Statement", Map.of("RateBasedStatement", Match.objectLike(Map.of(
                                 "AggregateKeyType", "IP", "Limit", 30000)))))))));
         prod.resourceCountIs("AWS::WAFv2::WebACLAssociation", 1);
+    }
+
+    @Test
+    void outputsGiveTheApiBaseForAwscurlAndTheStageUrlForTheJavaClient() {
+        dev.hasOutput("ApiUrl", Map.of("Value", Match.objectLike(Map.of("Fn::Join", Match.arrayWith(List.of(
+                Match.arrayWith(List.of(Match.stringLikeRegexp(".*/v1")))))))));
+        dev.hasOutput("ApiStageUrl", Map.of("Value", Match.anyValue()));
+        dev.hasOutput("WebhookSecretArn", Map.of("Value", Match.anyValue()));
     }
 
     private String methodIntegrations(String httpMethod) {

@@ -3,11 +3,11 @@ package dev.trafficshaper.infra.api;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awscdk.RemovalPolicy;
+import software.amazon.awscdk.services.apigateway.AccessLogField;
 import software.amazon.awscdk.services.apigateway.AccessLogFormat;
 import software.amazon.awscdk.services.apigateway.AuthorizationType;
 import software.amazon.awscdk.services.apigateway.EndpointType;
 import software.amazon.awscdk.services.apigateway.GatewayResponseOptions;
-import software.amazon.awscdk.services.apigateway.JsonWithStandardFieldProps;
 import software.amazon.awscdk.services.apigateway.LambdaIntegration;
 import software.amazon.awscdk.services.apigateway.LogGroupLogDestination;
 import software.amazon.awscdk.services.apigateway.MethodLoggingLevel;
@@ -31,7 +31,6 @@ import software.constructs.Construct;
 public final class RequestApi extends Construct {
 
     private static final String JSON = "application/json";
-
     private final RestApi api;
     private final LogGroup accessLogs;
     private final ApiWebAcl webAcl;
@@ -59,10 +58,7 @@ public final class RequestApi extends Construct {
                         .metricsEnabled(true)
                         .tracingEnabled(true)
                         .accessLogDestination(new LogGroupLogDestination(accessLogs))
-                        .accessLogFormat(AccessLogFormat.jsonWithStandardFields(JsonWithStandardFieldProps.builder()
-                                .caller(true).httpMethod(true).ip(true).protocol(true).requestTime(true)
-                                .resourcePath(true).responseLength(true).status(true).user(true)
-                                .build()))
+                        .accessLogFormat(accessLogFormat())
                         .build())
                 .build();
 
@@ -93,20 +89,62 @@ public final class RequestApi extends Construct {
                 .requestValidator(validator)
                 .build());
 
-        api.addGatewayResponse("InvalidBody", GatewayResponseOptions.builder()
-                .type(ResponseType.BAD_REQUEST_BODY)
-                .statusCode("400")
-                .templates(Map.of(JSON,
-                        "{\"error\":\"$context.error.validationErrorString\",\"field\":\"body\"}"))
-                .build());
-        api.addGatewayResponse("InvalidParameters", GatewayResponseOptions.builder()
-                .type(ResponseType.BAD_REQUEST_PARAMETERS)
-                .statusCode("400")
-                .templates(Map.of(JSON, "{\"error\":\"$context.error.messageString\",\"field\":\"path\"}"))
-                .build());
+        errorResponses();
 
         this.webAcl = props.webAcl() ? new ApiWebAcl(this, "WebAcl", api.getDeploymentStage(),
                 props.rateLimit()) : null;
+    }
+
+    /**
+     * Every answer API Gateway gives itself is JSON with an {@code error} field, like the functions'
+     * own: {@code $context.error.messageString} is the message already quoted as a JSON string
+     * (gateway responses are plain substitutions, not VTL, so nothing else could escape it). A
+     * refused body names no field more precise than {@code body}; the validator's own explanation
+     * is in the access log ({@code validationError}). Stage throttling answers 429 with
+     * {@code Retry-After}, like the shaper's own refusals.
+     */
+    private void errorResponses() {
+        gatewayResponse("InvalidBody", ResponseType.BAD_REQUEST_BODY, "400", ",\"field\":\"body\"", Map.of());
+        gatewayResponse("InvalidParameters", ResponseType.BAD_REQUEST_PARAMETERS, "400", ",\"field\":\"path\"",
+                Map.of());
+        gatewayResponse("Throttled", ResponseType.THROTTLED, "429", "", Map.of("Retry-After", "'1'"));
+        gatewayResponse("Default4xx", ResponseType.DEFAULT_4_XX, null, "", Map.of());
+        gatewayResponse("Default5xx", ResponseType.DEFAULT_5_XX, null, "", Map.of());
+    }
+
+    private void gatewayResponse(String id, ResponseType type, String statusCode, String extraFields,
+                                 Map<String, String> headers) {
+        GatewayResponseOptions.Builder options = GatewayResponseOptions.builder()
+                .type(type)
+                .templates(Map.of(JSON, "{\"error\":$context.error.messageString" + extraFields + "}"));
+        if (statusCode != null) {
+            options.statusCode(statusCode);
+        }
+        if (!headers.isEmpty()) {
+            options.responseHeaders(headers);
+        }
+        api.addGatewayResponse(id, options.build());
+    }
+
+    /**
+     * One JSON object per request: who called (the IAM principal is the tenant), what, the answer,
+     * and why API Gateway itself refused, when it did.
+     */
+    static AccessLogFormat accessLogFormat() {
+        return AccessLogFormat.custom("{"
+                + "\"requestId\":\"" + AccessLogField.contextRequestId() + "\","
+                + "\"requestTime\":\"" + AccessLogField.contextRequestTime() + "\","
+                + "\"ip\":\"" + AccessLogField.contextIdentitySourceIp() + "\","
+                + "\"caller\":\"" + AccessLogField.contextIdentityCaller() + "\","
+                + "\"userArn\":\"" + AccessLogField.contextIdentityUserArn() + "\","
+                + "\"httpMethod\":\"" + AccessLogField.contextHttpMethod() + "\","
+                + "\"resourcePath\":\"" + AccessLogField.contextResourcePath() + "\","
+                + "\"protocol\":\"" + AccessLogField.contextProtocol() + "\","
+                + "\"status\":\"" + AccessLogField.contextStatus() + "\","
+                + "\"responseLength\":\"" + AccessLogField.contextResponseLength() + "\","
+                + "\"integrationLatency\":\"" + AccessLogField.contextIntegrationLatency() + "\","
+                + "\"error\":" + AccessLogField.contextErrorMessageString() + ","
+                + "\"validationError\":\"" + AccessLogField.contextErrorValidationErrorString() + "\"}");
     }
 
     public RestApi api() {
@@ -119,6 +157,11 @@ public final class RequestApi extends Construct {
 
     public boolean hasWebAcl() {
         return webAcl != null;
+    }
+
+    /** The stage URL, e.g. {@code https://abc.execute-api.eu-west-1.amazonaws.com/dev/}: the Java client's base. */
+    public String stageUrl() {
+        return api.getUrl();
     }
 
     /** The URL of {@code /v1}, e.g. {@code https://abc.execute-api.eu-west-1.amazonaws.com/dev/v1}. */

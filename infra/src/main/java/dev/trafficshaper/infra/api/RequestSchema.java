@@ -1,6 +1,8 @@
 package dev.trafficshaper.infra.api;
 
 import dev.trafficshaper.infra.config.ModelsConfiguration;
+import dev.trafficshaper.request.Identifiers;
+import dev.trafficshaper.submission.CallbackUrlPolicy;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awscdk.services.apigateway.JsonSchema;
@@ -8,15 +10,27 @@ import software.amazon.awscdk.services.apigateway.JsonSchemaType;
 import software.amazon.awscdk.services.apigateway.JsonSchemaVersion;
 
 /**
- * The JSON schema API Gateway checks {@code POST /v1/requests} against before anything runs. It
- * knows the configured model keys and limits, so most bad requests are refused at the edge; the
- * Submit function checks the rest (per-model limits) with the same models file.
+ * The JSON schema (draft 4) API Gateway checks {@code POST /v1/requests} against before anything
+ * runs. It mirrors the Submit function's {@code SubmissionParser} field by field, so the edge
+ * never refuses a body the function would accept and refuses early what the function would
+ * refuse for a reason the schema can see: a missing or unknown field, a wrong type, an unknown
+ * model, a priority other than {@code interactive}/{@code bulk}, a request id outside
+ * {@code [A-Za-z0-9._:-]{1,128}}, a callback that is not https, an empty message list or a
+ * missing {@code maxTokens}.
+ *
+ * <p>What only the function checks: limits per model (the schema knows the largest deadline and
+ * {@code maxTokens} of any model), the estimated input size, and callback hosts that are private,
+ * loopback or link-local. Like the parser, the schema treats an explicit {@code null} as an
+ * absent optional field and leaves the Converse body beyond {@code messages} and
+ * {@code inferenceConfig.maxTokens} to Bedrock.
  */
 public final class RequestSchema {
 
-    /** Leaves room for the tenant prefix within the 80-character execution-name limit. */
-    public static final String REQUEST_ID_PATTERN = "^[A-Za-z0-9_-]{1,63}$";
-    public static final int MAX_CALLBACK_URL = 2_048;
+    public static final String REQUEST_ID_PATTERN = "^[A-Za-z0-9._:-]{1," + Identifiers.MAX_LENGTH + "}$";
+    public static final String PRIORITY_PATTERN = "^(interactive|bulk)$";
+    /** https, in any letter case (URI schemes are case-insensitive), then no white space. */
+    public static final String CALLBACK_URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]://[^\\s]+$";
+    public static final int MAX_CALLBACK_URL = CallbackUrlPolicy.MAX_LENGTH;
 
     private RequestSchema() {
     }
@@ -30,16 +44,16 @@ public final class RequestSchema {
                 .additionalProperties(false)
                 .properties(Map.of(
                         "requestId", JsonSchema.builder()
-                                .type(JsonSchemaType.STRING).pattern(REQUEST_ID_PATTERN).build(),
+                                .type(optional(JsonSchemaType.STRING)).pattern(REQUEST_ID_PATTERN).build(),
                         "model", JsonSchema.builder()
                                 .type(JsonSchemaType.STRING).enumValue(List.copyOf(models.modelKeys())).build(),
                         "priority", JsonSchema.builder()
-                                .type(JsonSchemaType.STRING).enumValue(List.of("interactive", "bulk")).build(),
+                                .type(optional(JsonSchemaType.STRING)).pattern(PRIORITY_PATTERN).build(),
                         "deadlineSeconds", JsonSchema.builder()
-                                .type(JsonSchemaType.INTEGER).minimum(1)
+                                .type(optional(JsonSchemaType.INTEGER)).minimum(1)
                                 .maximum(models.longestDeadlineSeconds()).build(),
                         "callbackUrl", JsonSchema.builder()
-                                .type(JsonSchemaType.STRING).pattern("^https://[^\\s]+$")
+                                .type(optional(JsonSchemaType.STRING)).pattern(CALLBACK_URL_PATTERN)
                                 .maxLength(MAX_CALLBACK_URL).build(),
                         "converse", converse(models)))
                 .build();
@@ -48,26 +62,22 @@ public final class RequestSchema {
     private static JsonSchema converse(ModelsConfiguration models) {
         return JsonSchema.builder()
                 .type(JsonSchemaType.OBJECT)
-                .required(List.of("messages"))
+                .required(List.of("messages", "inferenceConfig"))
                 .properties(Map.of(
                         "messages", JsonSchema.builder()
-                                .type(JsonSchemaType.ARRAY).minItems(1)
-                                .items(JsonSchema.builder()
-                                        .type(JsonSchemaType.OBJECT)
-                                        .required(List.of("role", "content"))
-                                        .properties(Map.of(
-                                                "role", JsonSchema.builder().type(JsonSchemaType.STRING)
-                                                        .enumValue(List.of("user", "assistant")).build(),
-                                                "content", JsonSchema.builder().type(JsonSchemaType.ARRAY)
-                                                        .minItems(1).build()))
-                                        .build())
-                                .build(),
+                                .type(JsonSchemaType.ARRAY).minItems(1).build(),
                         "inferenceConfig", JsonSchema.builder()
                                 .type(JsonSchemaType.OBJECT)
+                                .required(List.of("maxTokens"))
                                 .properties(Map.of("maxTokens", JsonSchema.builder()
                                         .type(JsonSchemaType.INTEGER).minimum(1)
                                         .maximum(models.largestMaxTokens()).build()))
                                 .build()))
                 .build();
+    }
+
+    /** An optional field: absent, {@code null}, or of the given type. */
+    private static List<JsonSchemaType> optional(JsonSchemaType type) {
+        return List.of(type, JsonSchemaType.NULL);
     }
 }
