@@ -82,7 +82,8 @@ public final class TrafficShaperStack extends Stack {
         this.lifecycle = new RequestLifecycle(this, "Lifecycle", new RequestLifecycleProps(
                 names.stateMachineName(), statemachinesDirectory,
                 functions.budgetManager().alias(), functions.finalizer().alias(), functions.notifier().alias(),
-                settings.models().longestDeadlineSeconds(), production));
+                settings.models().longestDeadlineSeconds(), settings.models().longestDeadlineModel().key(),
+                production));
         this.drainSchedule = new DrainSchedule(this, "DrainSchedule", functions.queueProcessor().alias());
         this.api = new RequestApi(this, "Http", new RequestApiProps(
                 settings.stage().name(), functions.submit().alias(), functions.status().alias(), settings.models(),
@@ -97,6 +98,7 @@ public final class TrafficShaperStack extends Stack {
 
     private void outputs() {
         output("ApiUrl", api.baseUrl(), "Base URL of the shaper's API (SigV4, service execute-api)");
+        output("ApiStageUrl", api.stageUrl(), "The API's stage URL: the Java client's base URI");
         output("StateMachineArn", lifecycle.stateMachine().getStateMachineArn(), "The request lifecycle");
         output("TableName", table.tableName(), "The single table");
         output("PayloadBucketName", payloads.bucketName(), "Prompts and results");

@@ -1,11 +1,18 @@
 package dev.trafficshaper.infra.lifecycle;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.trafficshaper.infra.config.InvalidDeploymentException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.PolicyStatement;
@@ -31,6 +38,10 @@ public final class RequestLifecycle extends Construct {
 
     public static final String DEFINITION_FILE = "request-lifecycle.asl.json";
     public static final long ADMIT_GRACE_SECONDS = 300;
+    /** Longest run of a Standard execution. */
+    public static final long STANDARD_EXECUTION_LIMIT_SECONDS = 365L * 24 * 3600;
+    static final String ADMIT_TIMEOUT = "AdmitTimeoutSeconds";
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z0-9]+)}");
 
     private final StateMachine stateMachine;
     private final LogGroup logGroup;
@@ -42,17 +53,22 @@ public final class RequestLifecycle extends Construct {
                 .retention(props.production() ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS)
                 .removalPolicy(props.production() ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY)
                 .build();
-        long admitTimeout = props.longestDeadlineSeconds() + ADMIT_GRACE_SECONDS;
+        long admitTimeout = admitTimeoutSeconds(props.longestDeadlineSeconds(), props.longestDeadlineModel());
+        Map<String, String> substitutions = Map.of(
+                "Partition", Stack.of(this).getPartition(),
+                "BudgetManagerFunctionArn", props.budgetManager().getFunctionArn(),
+                "FinalizerFunctionArn", props.finalizer().getFunctionArn(),
+                "NotifierFunctionArn", props.notifier().getFunctionArn(),
+                ADMIT_TIMEOUT, Long.toString(admitTimeout));
+        Path file = props.definitionDirectory().resolve(DEFINITION_FILE);
+        String definition = readDefinition(props.definitionDirectory());
+        checkDefinition(file, definition, substitutions.keySet(), admitTimeout, props.longestDeadlineSeconds(),
+                props.longestDeadlineModel());
         this.stateMachine = StateMachine.Builder.create(this, "StateMachine")
                 .stateMachineName(props.stateMachineName())
                 .stateMachineType(StateMachineType.STANDARD)
-                .definitionBody(DefinitionBody.fromString(readDefinition(props.definitionDirectory())))
-                .definitionSubstitutions(Map.of(
-                        "Partition", Stack.of(this).getPartition(),
-                        "BudgetManagerFunctionArn", props.budgetManager().getFunctionArn(),
-                        "FinalizerFunctionArn", props.finalizer().getFunctionArn(),
-                        "NotifierFunctionArn", props.notifier().getFunctionArn(),
-                        "AdmitTimeoutSeconds", Long.toString(admitTimeout)))
+                .definitionBody(DefinitionBody.fromString(definition))
+                .definitionSubstitutions(substitutions)
                 .tracingEnabled(true)
                 .logs(LogOptions.builder()
                         .destination(logGroup)
@@ -65,6 +81,74 @@ public final class RequestLifecycle extends Construct {
                 .resources(List.of(props.budgetManager().getFunctionArn(), props.finalizer().getFunctionArn(),
                         props.notifier().getFunctionArn()))
                 .build());
+    }
+
+    /**
+     * How long Admit waits for its task token: the longest deadline any model allows plus
+     * {@value #ADMIT_GRACE_SECONDS} s for a Bedrock call already in flight. A Standard execution may
+     * run for a year at most.
+     */
+    public static long admitTimeoutSeconds(long longestDeadlineSeconds, String model) {
+        long timeout = longestDeadlineSeconds + ADMIT_GRACE_SECONDS;
+        if (timeout > STANDARD_EXECUTION_LIMIT_SECONDS) {
+            throw new InvalidDeploymentException("model " + model + ": maxDeadlineSeconds " + longestDeadlineSeconds
+                    + " is too long: a request's execution waits that long plus " + ADMIT_GRACE_SECONDS
+                    + " s, and a Standard Step Functions execution runs for at most "
+                    + STANDARD_EXECUTION_LIMIT_SECONDS + " s (one year)");
+        }
+        return timeout;
+    }
+
+    /**
+     * Refuses a definition the stack cannot deploy correctly: a placeholder the stack does not fill,
+     * or a task that waits for its token without a timeout, or with one no longer than the longest
+     * deadline (the timeout would fail requests the drainer may still admit).
+     */
+    static void checkDefinition(Path file, String definition, Set<String> substituted, long admitTimeout,
+                                long longestDeadlineSeconds, String model) {
+        Set<String> unknown = new TreeSet<>();
+        Matcher placeholder = PLACEHOLDER.matcher(definition);
+        while (placeholder.find()) {
+            if (!substituted.contains(placeholder.group(1))) {
+                unknown.add("${" + placeholder.group(1) + "}");
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new InvalidDeploymentException(file + ": " + String.join(", ", unknown) + " is not filled in by the"
+                    + " stack; it fills " + new TreeSet<>(substituted));
+        }
+        JsonNode states;
+        try {
+            String rendered = PLACEHOLDER.matcher(definition).replaceAll(match ->
+                    match.group(1).equals(ADMIT_TIMEOUT) ? Long.toString(admitTimeout) : "placeholder");
+            states = new ObjectMapper().readTree(rendered).path("States");
+        } catch (JsonProcessingException e) {
+            throw new InvalidDeploymentException(file + " is not valid JSON once its placeholders are filled in: "
+                    + e.getOriginalMessage(), e);
+        }
+        int waiting = 0;
+        for (Map.Entry<String, JsonNode> state : states.properties()) {
+            if (!state.getValue().path("Resource").asText().endsWith(".waitForTaskToken")) {
+                continue;
+            }
+            waiting++;
+            JsonNode timeout = state.getValue().get("TimeoutSeconds");
+            String fix = "; use \"TimeoutSeconds\": ${" + ADMIT_TIMEOUT + "}, which the stack sets to " + admitTimeout
+                    + " s (the longest maxDeadlineSeconds plus " + ADMIT_GRACE_SECONDS + " s)";
+            if (timeout == null || !timeout.canConvertToLong()) {
+                throw new InvalidDeploymentException(file + ": state " + state.getKey() + " waits for its task token"
+                        + " without a TimeoutSeconds, so a lost token would hold the request for a year" + fix);
+            }
+            if (timeout.asLong() <= longestDeadlineSeconds) {
+                throw new InvalidDeploymentException(file + ": state " + state.getKey() + " waits for its task token"
+                        + " at most " + timeout.asLong() + " s, but model " + model + " allows deadlines up to "
+                        + longestDeadlineSeconds + " s (maxDeadlineSeconds)" + fix);
+            }
+        }
+        if (waiting == 0) {
+            throw new InvalidDeploymentException(file + ": no state waits for a task token (.waitForTaskToken); the"
+                    + " Budget Manager and the Bedrock Processor answer one");
+        }
     }
 
     static String readDefinition(Path directory) {

@@ -10,6 +10,7 @@ import software.amazon.awscdk.services.lambda.IFunction;
  * @param finalizer           the Finalize task's function (an alias)
  * @param notifier            the Deliver task's function (an alias)
  * @param longestDeadlineSeconds the longest deadline any model allows
+ * @param longestDeadlineModel   the model that allows it, for error messages
  * @param production          whether logs outlive the stack
  */
 public record RequestLifecycleProps(
@@ -19,5 +20,6 @@ public record RequestLifecycleProps(
         IFunction finalizer,
         IFunction notifier,
         long longestDeadlineSeconds,
+        String longestDeadlineModel,
         boolean production) {
 }
