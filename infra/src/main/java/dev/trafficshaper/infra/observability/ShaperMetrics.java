@@ -9,6 +9,9 @@ import software.amazon.awscdk.services.cloudwatch.Metric;
  * The custom metrics the functions publish (CloudWatch embedded metric format through Powertools)
  * and the dashboard and alarms read. Every metric carries the dimensions {@code Service} (the
  * Powertools service name) and {@code Model} (the models-file key); outcomes add {@code Outcome}.
+ *
+ * <p>The function code is the source of truth: these names are those of
+ * {@code functions/.../aws/PowertoolsMetrics}, and the infra tests compare the two.
  */
 public final class ShaperMetrics {
 
@@ -22,8 +25,19 @@ public final class ShaperMetrics {
     public static final String ADMITTED_TOKENS = "AdmittedTokens";
     /** Milliseconds from enqueue to dispatch (distribution). */
     public static final String WAIT_TIME = "WaitTime";
-    /** ThrottlingException answers from Bedrock; the target is zero (count). */
+    /**
+     * ThrottlingException answers from Bedrock; the target is zero (count). Counted twice for one
+     * throttle: by the Bedrock Processor that received it and by the drainer that saw the request
+     * come back to the queue; the alarm only asks whether there was any.
+     */
     public static final String BEDROCK_THROTTLES = "BedrockThrottles";
+    /** Throttled requests put back in the queue at their place (count). */
+    public static final String REQUEUES = "Requeues";
+    /**
+     * Actual input plus output tokens of a finished request, as Bedrock reported them, before any
+     * output burndown (count).
+     */
+    public static final String SETTLED_TOKENS = "SettledTokens";
     /** Terminal outcomes, one per request, with an {@code Outcome} dimension (count). */
     public static final String OUTCOMES = "Outcomes";
 

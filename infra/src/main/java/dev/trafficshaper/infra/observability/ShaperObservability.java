@@ -80,7 +80,12 @@ public final class ShaperObservability extends Construct {
 
         List<IWidget> row = new ArrayList<>();
         row.add(graph(key + ": queue depth", List.of(depth), List.of()));
-        row.add(graph(key + ": admitted tokens/min vs quota", List.of(admitted), tokenQuota == 0 ? List.of() : List.of(
+        Metric settled = metrics.model(ShaperMetrics.SETTLED_TOKENS, key, "Sum", MINUTE).with(MetricOptions.builder()
+                .label(model.quota().outputBurndown() == 1 ? "settled (actual)"
+                        : "settled (actual, output before its " + model.quota().outputBurndown() + "x burndown)")
+                .build());
+        row.add(graph(key + ": admitted tokens/min vs quota", List.of(admitted.with(MetricOptions.builder()
+                .label("admitted (reserved)").build()), settled), tokenQuota == 0 ? List.of() : List.of(
                 HorizontalAnnotation.builder().value(tokenQuota).label("quota").build(),
                 HorizontalAnnotation.builder().value(tokenQuota * target).label("target").build())));
         if (tokenQuota > 0) {
@@ -94,7 +99,8 @@ public final class ShaperObservability extends Construct {
         row.add(graph(key + ": wait p50 / p99 (ms)", List.of(
                 metrics.model(ShaperMetrics.WAIT_TIME, key, "p50", MINUTE),
                 metrics.model(ShaperMetrics.WAIT_TIME, key, "p99", MINUTE)), List.of()));
-        row.add(graph(key + ": Bedrock throttles", List.of(throttles), List.of()));
+        row.add(graph(key + ": Bedrock throttles and requeues", List.of(throttles,
+                metrics.model(ShaperMetrics.REQUEUES, key, "Sum", MINUTE)), List.of()));
         List<IMetric> outcomes = new ArrayList<>();
         ShaperMetrics.OUTCOME_REASONS.forEach(reason -> outcomes.add(metrics.outcome(key, reason, MINUTE)
                 .with(MetricOptions.builder().label(reason).build())));
