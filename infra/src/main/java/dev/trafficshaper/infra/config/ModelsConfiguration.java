@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trafficshaper.model.Backend;
 import dev.trafficshaper.model.InvalidModelsFileException;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
@@ -58,6 +59,12 @@ public final class ModelsConfiguration {
         } catch (InvalidModelsFileException e) {
             throw new InvalidDeploymentException(source + " is not a valid models file:\n  - "
                     + String.join("\n  - ", e.problems()), e);
+        }
+        List<String> notConverse = catalog.all().stream().filter(model -> model.backend() != Backend.CONVERSE)
+                .map(model -> "models." + model.key() + ".backend: " + model.backend().wireName()).toList();
+        if (!notConverse.isEmpty()) {
+            throw new InvalidDeploymentException(source + ": the deployed Bedrock Processor calls Converse only;"
+                    + " use \"backend\": \"converse\" (the default):\n  - " + String.join("\n  - ", notConverse));
         }
         String compact = compact(text);
         int size = compact.getBytes(StandardCharsets.UTF_8).length;

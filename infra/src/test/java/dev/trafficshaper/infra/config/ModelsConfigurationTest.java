@@ -44,6 +44,17 @@ class ModelsConfigurationTest {
     }
 
     @Test
+    void aBackendTheBedrockProcessorDoesNotSpeakIsRefused() {
+        String json = """
+                {"models": {"a": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000}, "backend": "invoke-model"}}}
+                """;
+        assertThatThrownBy(() -> ModelsConfiguration.parse(Path.of("m.json"), json))
+                .isInstanceOf(InvalidDeploymentException.class)
+                .hasMessageContaining("calls Converse only")
+                .hasMessageContaining("models.a.backend: invoke-model");
+    }
+
+    @Test
     void missingFileSaysHowToProvideOne() {
         assertThatThrownBy(() -> ModelsConfiguration.read(Path.of("no-such-models.json")))
                 .isInstanceOf(InvalidDeploymentException.class)
