@@ -274,8 +274,7 @@ public final class DrainService {
                     it.remove();
                 } else if (record.state() == RequestState.QUEUED) {
                     pacer.throttled(admission, now);
-                    throttled++;
-                    metrics.throttled(model.key());
+                    throttled++; // the Bedrock Processor already counted it in the metrics
                     it.remove();
                 } else if (record.isTerminal()) {
                     if (record.actualUsage() != null) {

@@ -90,12 +90,20 @@ public final class SubmitHandler
         }
     }
 
-    /** At most 80 characters of [A-Za-z0-9-_]: a short hash of the tenant, then the request id. */
+    /**
+     * The execution's name: a short hash of the tenant, then the request id itself when it is
+     * already a valid name part ({@code [A-Za-z0-9_-]}, short enough), else a hash of it. Distinct
+     * ids of one tenant never share a name; at most 80 characters, as Step Functions requires.
+     */
     public static String executionName(String tenant, String requestId) {
+        String idPart = requestId.matches("[A-Za-z0-9_-]{1,67}") ? requestId : "h" + sha256Hex(requestId, 33);
+        return sha256Hex(tenant, 12) + "-" + idPart;
+    }
+
+    private static String sha256Hex(String text, int hexDigits) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(tenant.getBytes(StandardCharsets.UTF_8));
-            String name = HexFormat.of().formatHex(digest, 0, 6) + "-" + requestId.replaceAll("[^A-Za-z0-9_-]", "_");
-            return name.length() <= 80 ? name : name.substring(0, 80);
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest).substring(0, hexDigits);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

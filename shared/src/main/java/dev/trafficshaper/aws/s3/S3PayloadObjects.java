@@ -4,6 +4,7 @@ import java.util.Optional;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Payload bodies too large for a table item, one object each under {@code payloads/}. A PutObject
@@ -37,6 +38,13 @@ public final class S3PayloadObjects {
             return Optional.of(s3.getObjectAsBytes(b -> b.bucket(bucket).key(PREFIX + key)).asByteArray());
         } catch (NoSuchKeyException e) {
             return Optional.empty();
+        } catch (S3Exception e) {
+            // Without s3:ListBucket (the functions are not granted it), S3 answers a missing key
+            // with 403 rather than 404: the body is not there either way.
+            if (e.statusCode() == 403) {
+                return Optional.empty();
+            }
+            throw e;
         }
     }
 }
