@@ -17,6 +17,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -67,6 +69,17 @@ public final class LocalMain implements Callable<Integer> {
     @Option(names = "--webhook-secret", paramLabel = "SECRET",
             description = "Secret for the webhooks' HMAC-SHA256 signature (default: '" + DEFAULT_WEBHOOK_SECRET + "').")
     String webhookSecret;
+
+    @Option(names = "--dynamodb-table", paramLabel = "TABLE",
+            description = "Keep state in this DynamoDB table (created if missing) and its payloads in"
+                    + " --payload-bucket, with the adapters the Lambda functions use; AWS_ENDPOINT_URL points"
+                    + " them at an emulator. Default: in memory.")
+    String dynamoDbTable;
+
+    @Option(names = "--payload-bucket", paramLabel = "BUCKET", defaultValue = "traffic-shaper-local-payloads",
+            description = "S3 bucket for bodies over 350 KiB with --dynamodb-table (created if missing;"
+                    + " default: ${DEFAULT-VALUE}).")
+    String payloadBucket;
 
     @Option(names = "--strict-callbacks",
             description = "Refuse http and loopback callback URLs, as a deployment does.")
@@ -152,7 +165,12 @@ public final class LocalMain implements Callable<Integer> {
         }
         LocalRuntime runtime = null;
         try {
-            runtime = LocalRuntime.builder()
+            LocalRuntime.Builder builder = LocalRuntime.builder();
+            if (dynamoDbTable != null) {
+                builder.stores(LocalStores.dynamoDb(DynamoDbClient.create(), S3Client.builder()
+                        .forcePathStyle(true).build(), dynamoDbTable, payloadBucket));
+            }
+            runtime = builder
                     .catalog(catalog)
                     .bedrockEndpoint(endpoint)
                     .strictCallbacks(strictCallbacks)
@@ -185,6 +203,9 @@ public final class LocalMain implements Callable<Integer> {
         } else {
             out.println("Bedrock: " + running.bedrockEndpoint());
         }
+        out.println("State: " + (dynamoDbTable == null ? "in memory" : "DynamoDB table " + dynamoDbTable
+                + ", bucket " + payloadBucket + (System.getenv("AWS_ENDPOINT_URL") == null ? ""
+                : " at " + System.getenv("AWS_ENDPOINT_URL"))));
         out.println("Models:");
         String firstModel = null;
         for (ModelConfig model : running.runtime().catalog().all()) {

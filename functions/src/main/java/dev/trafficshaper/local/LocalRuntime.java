@@ -6,12 +6,10 @@ import dev.trafficshaper.delivery.HttpWebhookTransport;
 import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.OutcomeEvents;
 import dev.trafficshaper.delivery.StatusService;
-import dev.trafficshaper.lease.InMemoryDrainerLeases;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.Finalizer;
-import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.ModelStatus;
@@ -19,20 +17,21 @@ import dev.trafficshaper.lifecycle.PacerHandoff;
 import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.lifecycle.WorkflowCallback;
+import dev.trafficshaper.lease.DrainerLeases;
+import dev.trafficshaper.lifecycle.ModelStatusBoard;
 import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.payload.PayloadPolicy;
+import dev.trafficshaper.payload.PayloadStore;
+import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.usage.UsageLedger;
+import java.util.function.Function;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Pacer;
-import dev.trafficshaper.payload.InMemoryPayloadStore;
-import dev.trafficshaper.payload.PayloadPolicy;
-import dev.trafficshaper.queue.InMemoryRequestQueue;
-import dev.trafficshaper.queue.ShardPicker;
-import dev.trafficshaper.request.InMemoryRequestStore;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import dev.trafficshaper.submission.CharacterTokenEstimator;
 import dev.trafficshaper.submission.SubmissionParser;
-import dev.trafficshaper.usage.InMemoryUsageLedger;
-import dev.trafficshaper.usage.UsageSharding;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -71,8 +70,8 @@ public final class LocalRuntime implements AutoCloseable {
     private final AdmissionService admissions;
     private final StatusService status;
     private final Finalizer finalizer;
-    private final InMemoryRequestQueue queue;
-    private final InMemoryDrainerLeases leases;
+    private final RequestQueue queue;
+    private final DrainerLeases leases;
     private final ExecutorService drainers = Executors.newCachedThreadPool(daemon("shaper-drainer"));
     private final ExecutorService invokers;
     private final ExecutorService deliveries = Executors.newFixedThreadPool(4, daemon("shaper-delivery"));
@@ -96,12 +95,13 @@ public final class LocalRuntime implements AutoCloseable {
         this.maxBodyBytes = b.maxBodyBytes;
         this.listener = b.listener;
         this.invokers = Executors.newFixedThreadPool(b.invokerThreads, daemon("shaper-invoker"));
-        InMemoryRequestStore requests = new InMemoryRequestStore();
-        leases = new InMemoryDrainerLeases();
-        queue = InMemoryRequestQueue.create(requests, leases, catalog, ShardPicker.roundRobin());
-        InMemoryPayloadStore payloads = InMemoryPayloadStore.create(PayloadPolicy.defaults());
-        InMemoryUsageLedger usage = InMemoryUsageLedger.create(UsageSharding.defaults());
-        InMemoryModelStatusBoard board = new InMemoryModelStatusBoard();
+        LocalStores stores = b.stores.apply(catalog);
+        RequestStore requests = stores.requests();
+        leases = stores.leases();
+        queue = stores.queue();
+        PayloadStore payloads = stores.payloads();
+        UsageLedger usage = stores.usage();
+        ModelStatusBoard board = stores.board();
         CallbackUrlPolicy callbacks = b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local();
         status = StatusService.create(catalog, requests, payloads, board);
         Notifier notifier = Notifier.create(requests, status, new HttpWebhookTransport(Duration.ofSeconds(10)),
@@ -255,6 +255,7 @@ public final class LocalRuntime implements AutoCloseable {
 
     public static final class Builder {
         private ModelCatalog catalog = ModelCatalog.defaults();
+        private Function<ModelCatalog, LocalStores> stores = LocalStores.inMemory();
         private URI bedrockEndpoint;
         private ModelInvoker invoker;
         private byte[] webhookSecret = "local-webhook-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -270,6 +271,8 @@ public final class LocalRuntime implements AutoCloseable {
         }
 
         public Builder catalog(ModelCatalog value) { this.catalog = value; return this; }
+        /** Where state is kept; default {@link LocalStores#inMemory()}. */
+        public Builder stores(Function<ModelCatalog, LocalStores> value) { this.stores = value; return this; }
         /** Bedrock Runtime endpoint (the simulator's); null for real Bedrock with the default credentials. */
         public Builder bedrockEndpoint(URI value) { this.bedrockEndpoint = value; return this; }
         public Builder invoker(ModelInvoker value) { this.invoker = value; return this; }

@@ -1,0 +1,72 @@
+package dev.trafficshaper.local;
+
+import dev.trafficshaper.aws.dynamodb.DynamoDbDrainerLeases;
+import dev.trafficshaper.aws.dynamodb.DynamoDbModelStatusBoard;
+import dev.trafficshaper.aws.dynamodb.DynamoDbPayloadStore;
+import dev.trafficshaper.aws.dynamodb.DynamoDbRequestQueue;
+import dev.trafficshaper.aws.dynamodb.DynamoDbRequestStore;
+import dev.trafficshaper.aws.dynamodb.DynamoDbUsageLedger;
+import dev.trafficshaper.aws.dynamodb.TableLayout;
+import dev.trafficshaper.aws.s3.S3PayloadObjects;
+import dev.trafficshaper.lease.DrainerLeases;
+import dev.trafficshaper.lease.InMemoryDrainerLeases;
+import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
+import dev.trafficshaper.lifecycle.ModelStatusBoard;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.payload.InMemoryPayloadStore;
+import dev.trafficshaper.payload.PayloadPolicy;
+import dev.trafficshaper.payload.PayloadStore;
+import dev.trafficshaper.queue.InMemoryRequestQueue;
+import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.queue.ShardPicker;
+import dev.trafficshaper.request.InMemoryRequestStore;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.usage.InMemoryUsageLedger;
+import dev.trafficshaper.usage.UsageLedger;
+import dev.trafficshaper.usage.UsageSharding;
+import java.util.function.Function;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Where the local runtime keeps its state: in memory (the default; gone when the process ends), or
+ * in a DynamoDB table and S3 bucket — an emulator's through {@code AWS_ENDPOINT_URL}, or real ones —
+ * with exactly the adapters the Lambda functions use. Both pass one contract suite.
+ */
+public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeases leases, PayloadStore payloads,
+                          UsageLedger usage, ModelStatusBoard board) {
+
+    /** The in-memory adapters, sharing one record store as the in-memory queue requires. */
+    public static Function<ModelCatalog, LocalStores> inMemory() {
+        return catalog -> {
+            InMemoryRequestStore requests = new InMemoryRequestStore();
+            InMemoryDrainerLeases leases = new InMemoryDrainerLeases();
+            return new LocalStores(requests, InMemoryRequestQueue.create(requests, leases, catalog,
+                    ShardPicker.roundRobin()), leases, InMemoryPayloadStore.create(PayloadPolicy.defaults()),
+                    InMemoryUsageLedger.create(UsageSharding.defaults()), new InMemoryModelStatusBoard());
+        };
+    }
+
+    /** The DynamoDB and S3 adapters; creates the table (and the bucket) if they do not exist yet. */
+    public static Function<ModelCatalog, LocalStores> dynamoDb(DynamoDbClient dynamoDb, S3Client s3, String table,
+                                                               String bucket) {
+        return catalog -> {
+            try {
+                dynamoDb.describeTable(b -> b.tableName(table));
+            } catch (ResourceNotFoundException e) {
+                TableLayout.create(dynamoDb, table);
+            }
+            if (s3.listBuckets().buckets().stream().noneMatch(existing -> existing.name().equals(bucket))) {
+                s3.createBucket(b -> b.bucket(bucket));
+            }
+            return new LocalStores(DynamoDbRequestStore.create(dynamoDb, table),
+                    DynamoDbRequestQueue.create(dynamoDb, table, catalog, ShardPicker.roundRobin()),
+                    DynamoDbDrainerLeases.create(dynamoDb, table),
+                    DynamoDbPayloadStore.create(dynamoDb, table, S3PayloadObjects.create(s3, bucket),
+                            PayloadPolicy.defaults()),
+                    DynamoDbUsageLedger.create(dynamoDb, table, UsageSharding.defaults()),
+                    DynamoDbModelStatusBoard.create(dynamoDb, table));
+        };
+    }
+}
