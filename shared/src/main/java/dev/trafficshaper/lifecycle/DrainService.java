@@ -273,8 +273,13 @@ public final class DrainService {
                     pacer.release(admission, now);
                     it.remove();
                 } else if (record.state() == RequestState.QUEUED) {
-                    pacer.throttled(admission, now);
-                    throttled++; // the Bedrock Processor already counted it in the metrics
+                    // back in the queue after our admission: the processor requeued it
+                    if (record.detail() != null && record.detail().startsWith(InvocationService.THROTTLED)) {
+                        pacer.throttled(admission, now);
+                        throttled++; // the Bedrock Processor already counted it in the metrics
+                    } else {
+                        pacer.release(admission, now);
+                    }
                     it.remove();
                 } else if (record.isTerminal()) {
                     if (record.actualUsage() != null) {

@@ -36,9 +36,18 @@ import java.util.function.LongSupplier;
  *
  * <p>A throttle means the pacer misjudged the quota, not that the request is bad: it goes back to
  * the queue, keeping its place, for the pacer to send again (at most {@code maxRequeues} times and
- * only before its deadline). The drainer sees it come back and lowers its target.
+ * only before its deadline). The drainer sees it come back and lowers its target. A transient
+ * failure (5xx, model or client timeout) goes back the same way, sharing that budget of requeues,
+ * but leaves the target alone; a rejection is final at once.
  */
 public final class InvocationService {
+
+    /**
+     * How a requeue's detail starts: the drainer lowers its target only for a throttle, since a
+     * transient failure (5xx, timeout) says nothing about the quota.
+     */
+    public static final String THROTTLED = "throttled by Bedrock: ";
+    public static final String TRANSIENT = "transient Bedrock failure: ";
 
     /** The longest a single Bedrock call may take, whatever the deadline. */
     public static final Duration MAX_CALL = Duration.ofMinutes(10);
@@ -111,17 +120,18 @@ public final class InvocationService {
             return succeed(model, invoking, success, done);
         }
         BedrockOutcome.Failure failure = (BedrockOutcome.Failure) outcome;
-        if (failure instanceof BedrockOutcome.Throttled) {
+        boolean throttled = failure instanceof BedrockOutcome.Throttled;
+        if (throttled) {
             metrics.throttled(model.key());
-            if (invoking.requeues() < maxRequeues && invoking.deadlineMillis() > done) {
-                TransitionResult back = queue.requeue(invoking,
-                        new RequestEvent.Requeue(invoking.requeues() + 1, "throttled by Bedrock: " + failure.message()),
-                        done);
-                if (back.applied()) {
-                    metrics.requeued(model.key());
-                    wake.wake(model.key());
-                    return Result.REQUEUED;
-                }
+        }
+        if (failure.retryable() && invoking.requeues() < maxRequeues && invoking.deadlineMillis() > done) {
+            String why = (throttled ? THROTTLED : TRANSIENT) + failure.message();
+            TransitionResult back = queue.requeue(invoking,
+                    new RequestEvent.Requeue(invoking.requeues() + 1, why), done);
+            if (back.applied()) {
+                metrics.requeued(model.key());
+                wake.wake(model.key());
+                return Result.REQUEUED;
             }
         }
         FailureReason reason = failure.failureReasonAt(Instant.ofEpochMilli(done),

@@ -6,6 +6,7 @@ import static dev.trafficshaper.lifecycle.ShaperFixture.TENANT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.bedrock.BedrockOutcome;
+import dev.trafficshaper.bedrock.TransientKind;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.request.RequestRecord;
@@ -129,6 +130,23 @@ class DrainServiceTest {
         assertThat(shaper.queue.depth(PACED, shaper.now())).isZero();
         assertThat(shaper.queue.heads(PACED, 10, shaper.now()).overdue()).isEmpty();
         assertThat(bedrock.callsFor("r3")).isZero();
+    }
+
+    @Test
+    void aTransientFailureIsRetriedWithoutLoweringTheTarget() throws Exception {
+        for (int i = 1; i <= 4; i++) {
+            shaper.enqueue("r" + i, PACED, LATER);
+        }
+        bedrock.answer("r2", new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "busy"));
+
+        DrainService.Report report = drainer.drain(PACED, "drainer-a", Long.MAX_VALUE);
+
+        assertThat(report.throttled()).isZero();
+        assertThat(report.admitted()).isEqualTo(5);
+        assertThat(shaper.record("r2").state()).isEqualTo(RequestState.SUCCEEDED);
+        assertThat(shaper.record("r2").requeues()).isEqualTo(1);
+        assertThat(bedrock.callsFor("r2")).isEqualTo(2);
+        assertThat(shaper.board.read(PACED).orElseThrow().target()).isEqualTo(1.0);
     }
 
     @Test

@@ -185,17 +185,41 @@ class InvocationServiceTest {
     }
 
     @Test
-    void aTransientFailureIsADependencyError() {
+    void aTransientFailureGoesBackToTheQueueWithoutCountingAsAThrottle() {
         admitted("r1", DEADLINE);
+        shaper.wakes.clear();
         bedrock.answer("r1", new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "try later"));
 
-        assertThat(invocations.process("r1")).isEqualTo(Result.FAILED);
+        assertThat(invocations.process("r1")).isEqualTo(Result.REQUEUED);
 
+        RequestRecord back = shaper.record("r1");
+        assertThat(back.state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.requeues()).isEqualTo(1);
+        assertThat(back.detail()).isEqualTo(InvocationService.TRANSIENT + "try later");
+        assertThat(shaper.wakes).containsExactly(MODEL);
+        assertThat(shaper.resumed).isEmpty();
+        assertThat(shaper.metrics.events).containsExactly("requeued nova-lite");
+    }
+
+    @Test
+    void aTransientFailureThatKeepsRecurringIsADependencyError() {
+        shaper.enqueue("r1", MODEL, DEADLINE);
+        BedrockOutcome unavailable = new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "try later");
+        bedrock.answer("r1", unavailable, unavailable, unavailable, unavailable);
+        List<Result> results = new ArrayList<>();
+
+        for (int attempt = 0; attempt < 4; attempt++) {
+            shaper.admit("r1");
+            results.add(invocations.process("r1"));
+            shaper.clock.advance(1_000);
+        }
+
+        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.FAILED);
         RequestRecord failed = shaper.record("r1");
         assertThat(failed.failureReason()).isEqualTo(FailureReason.DEPENDENCY_ERROR);
         assertThat(failed.httpStatus()).isEqualTo(503);
         assertThat(failed.detail()).isEqualTo("Bedrock answered 503: try later");
-        assertThat(failed.requeues()).isZero();
+        assertThat(failed.requeues()).isEqualTo(3);
         assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
     }
 
