@@ -107,7 +107,7 @@ class StatusServiceTest {
     @Test
     void failuresReportTheirHttpStatusAndReason() throws Exception {
         failWith("throttled", new BedrockOutcome.Throttled("slow down"), 0);
-        failWith("broken", new BedrockOutcome.Transient(TransientKind.INTERNAL_SERVER, 500, "oops"), 3);
+        failWith("broken", new BedrockOutcome.Transient(TransientKind.INTERNAL_SERVER, 500, "oops"), 0);
         failWith("invalid", new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "bad"), 3);
         shaper.enqueue("late", MODEL, DEADLINE);
         shaper.queue.expire(QueueItem.of(shaper.record("late")), DEADLINE);
