@@ -21,7 +21,6 @@ import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.request.TransitionResult;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
