@@ -1,6 +1,7 @@
 package dev.trafficshaper.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
@@ -185,15 +186,10 @@ class RequestLifecycleIT {
             String arn = harness.stateMachineArn().replace(":stateMachine:", ":execution:") + ":"
                     + SubmitHandler.executionName(TENANT, requestId);
             SfnClient sfn = harness.sfn();
-            long until = System.currentTimeMillis() + 60_000;
-            while (System.currentTimeMillis() < until) {
-                ExecutionStatus status = sfn.describeExecution(b -> b.executionArn(arn)).status();
-                if (status != ExecutionStatus.RUNNING) {
-                    return harness.execution(arn).awaitEnd(Duration.ofSeconds(5));
-                }
-                pause(100);
-            }
-            throw new AssertionError("execution of " + requestId + " still running after 60 s");
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .alias("execution of " + requestId + " ended")
+                    .until(() -> sfn.describeExecution(b -> b.executionArn(arn)).status() != ExecutionStatus.RUNNING);
+            return harness.execution(arn).awaitEnd(Duration.ofSeconds(5));
         }
     }
 
@@ -355,15 +351,6 @@ class RequestLifecycleIT {
             return Json.MAPPER.readTree(json);
         } catch (IOException e) {
             throw new AssertionError("not JSON: " + json, e);
-        }
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 }

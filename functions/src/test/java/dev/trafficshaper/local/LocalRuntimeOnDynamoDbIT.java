@@ -1,6 +1,7 @@
 package dev.trafficshaper.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.trafficshaper.aws.dynamodb.TableKeys;
 import dev.trafficshaper.model.ModelCatalog;
@@ -8,6 +9,7 @@ import dev.trafficshaper.simulator.bedrock.BedrockSimulator;
 import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.testing.AwsEmulator;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +53,7 @@ class LocalRuntimeOnDynamoDbIT {
     }
 
     @Test
-    void requestsGoThroughTheTableAndComeBackOnceEach() throws InterruptedException {
+    void requestsGoThroughTheTableAndComeBackOnceEach() {
         Api api = new Api(server.baseUri());
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -61,16 +63,8 @@ class LocalRuntimeOnDynamoDbIT {
         }
         Api.Answer repeated = api.submit(Api.body("nova-lite", "\"requestId\":\"" + ids.get(0) + "\",", "again", 100));
 
-        long until = System.currentTimeMillis() + 60_000;
-        List<String> done = new ArrayList<>();
-        while (done.size() < ids.size() && System.currentTimeMillis() < until) {
-            for (String id : ids) {
-                if (!done.contains(id) && api.status(id, null).status() != 202) {
-                    done.add(id);
-                }
-            }
-            Thread.sleep(200);
-        }
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> ids.stream().allMatch(id -> api.status(id, null).status() != 202));
 
         assertThat(repeated.status()).isEqualTo(202);
         assertThat(repeated.json().get("requestId").asText()).isEqualTo(ids.get(0));

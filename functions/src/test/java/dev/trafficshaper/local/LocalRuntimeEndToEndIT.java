@@ -1,6 +1,7 @@
 package dev.trafficshaper.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,7 +48,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * drain times below are in that clock. Run with {@code -Dshaper.e2e.timeScale=1} to play the
  * same run in real time (about four and a half minutes per quota model).
  */
-class LocalRuntimeEndToEndTest {
+class LocalRuntimeEndToEndIT {
 
     static final double DEFAULT_TIME_SCALE = 12;
     private static final int REQUESTS = 300;
@@ -104,7 +106,9 @@ class LocalRuntimeEndToEndTest {
                     60_000 + 3 * clock.toWallMillis(drainAllowedMillis));
             long finishedWall = System.nanoTime();
             awaitDeliveries(listened, webhooks, ids);
-            Thread.sleep(500); // a duplicate delivery, if any, would arrive now
+            // a duplicate delivery, if any, would arrive within this time: none may
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                    .until(() -> noneAbove(1, listened) && noneAbove(1, webhooks));
 
             List<Long> waits = new ArrayList<>();
             Map<String, Long> states = new HashMap<>();
@@ -184,38 +188,36 @@ class LocalRuntimeEndToEndTest {
     }
 
     /** Polls each unfinished request over HTTP, as a caller would, until every one has ended. */
-    private static Map<String, JsonNode> pollUntilAllTerminal(Api api, List<String> ids, long timeoutWallMillis)
-            throws InterruptedException {
+    private static Map<String, JsonNode> pollUntilAllTerminal(Api api, List<String> ids, long timeoutWallMillis) {
         Map<String, JsonNode> done = new HashMap<>();
-        long giveUpAt = System.currentTimeMillis() + timeoutWallMillis;
-        boolean sawRetryAfter = false;
-        while (done.size() < ids.size()) {
-            assertThat(System.currentTimeMillis()).as("all requests ended in time (%d of %d did)", done.size(),
-                    ids.size()).isLessThan(giveUpAt);
-            for (String id : ids) {
-                if (done.containsKey(id)) {
-                    continue;
-                }
-                Api.Answer answer = api.status(id, null);
-                if (answer.status() == 202) {
-                    sawRetryAfter |= answer.header("Retry-After") != null;
-                } else {
-                    done.put(id, answer.json());
-                }
-            }
-            Thread.sleep(250);
-        }
-        assertThat(sawRetryAfter).as("pending requests answered with Retry-After").isTrue();
+        boolean[] sawRetryAfter = {false};
+        await().atMost(Duration.ofMillis(timeoutWallMillis)).pollInterval(Duration.ofMillis(250))
+                .alias("all " + ids.size() + " requests ended in time").until(() -> {
+                    for (String id : ids) {
+                        if (done.containsKey(id)) {
+                            continue;
+                        }
+                        Api.Answer answer = api.status(id, null);
+                        if (answer.status() == 202) {
+                            sawRetryAfter[0] |= answer.header("Retry-After") != null;
+                        } else {
+                            done.put(id, answer.json());
+                        }
+                    }
+                    return done.size() == ids.size();
+                });
+        assertThat(sawRetryAfter[0]).as("pending requests answered with Retry-After").isTrue();
         return done;
     }
 
     private static void awaitDeliveries(Map<String, AtomicInteger> listened, Map<String, AtomicInteger> webhooks,
-                                        List<String> ids) throws InterruptedException {
-        long giveUpAt = System.currentTimeMillis() + 30_000;
-        while ((listened.size() < ids.size() || webhooks.size() < ids.size())
-                && System.currentTimeMillis() < giveUpAt) {
-            Thread.sleep(50);
-        }
+                                        List<String> ids) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> listened.size() >= ids.size() && webhooks.size() >= ids.size());
+    }
+
+    private static boolean noneAbove(int limit, Map<String, AtomicInteger> counts) {
+        return counts.values().stream().allMatch(count -> count.get() <= limit);
     }
 
     /** Counts webhook POSTs per request and checks each one's signature. */
