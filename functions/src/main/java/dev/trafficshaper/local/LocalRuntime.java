@@ -30,6 +30,7 @@ import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
+import dev.trafficshaper.threads.DaemonThreads;
 import dev.trafficshaper.submission.CharacterTokenEstimator;
 import dev.trafficshaper.submission.SubmissionParser;
 import java.net.URI;
@@ -72,11 +73,12 @@ public final class LocalRuntime implements AutoCloseable {
     private final Finalizer finalizer;
     private final RequestQueue queue;
     private final DrainerLeases leases;
-    private final ExecutorService drainers = Executors.newCachedThreadPool(daemon("shaper-drainer"));
+    private final ExecutorService drainers = Executors.newCachedThreadPool(DaemonThreads.factory("shaper-drainer"));
     private final ExecutorService invokers;
-    private final ExecutorService deliveries = Executors.newFixedThreadPool(4, daemon("shaper-delivery"));
+    private final ExecutorService deliveries = Executors.newFixedThreadPool(4,
+            DaemonThreads.factory("shaper-delivery"));
     private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
-            daemon("shaper-safety-net"));
+            DaemonThreads.factory("shaper-safety-net"));
     private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
     private final LocalClock clock;
     private final int maxBodyBytes;
@@ -94,7 +96,7 @@ public final class LocalRuntime implements AutoCloseable {
         this.clock = b.clock;
         this.maxBodyBytes = b.maxBodyBytes;
         this.listener = b.listener;
-        this.invokers = Executors.newFixedThreadPool(b.invokerThreads, daemon("shaper-invoker"));
+        this.invokers = Executors.newFixedThreadPool(b.invokerThreads, DaemonThreads.factory("shaper-invoker"));
         LocalStores stores = b.stores.apply(catalog);
         RequestStore requests = stores.requests();
         leases = stores.leases();
@@ -207,7 +209,8 @@ public final class LocalRuntime implements AutoCloseable {
                 .socketTimeout(InvocationService.MAX_CALL).connectionTimeout(Duration.ofSeconds(5)));
         if (endpoint != null) {
             builder.endpointOverride(endpoint).region(Region.US_EAST_1)
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
+                    .credentialsProvider(StaticCredentialsProvider.create(
+                            AwsBasicCredentials.create("local", "local")));
         }
         return ConverseModelInvoker.create(ConverseModelInvoker.withoutRetries(builder, InvocationService.MAX_CALL)
                 .build());
@@ -243,14 +246,6 @@ public final class LocalRuntime implements AutoCloseable {
         public String export(Pacer pacer, long nowMillis) {
             return "";
         }
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     public static final class Builder {

@@ -12,6 +12,7 @@ import dev.trafficshaper.lifecycle.SubmissionService.Accepted;
 import dev.trafficshaper.request.Identifiers;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.submission.InvalidSubmissionException;
+import dev.trafficshaper.threads.DaemonThreads;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,11 +25,7 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -90,7 +87,7 @@ public final class LocalServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + address + ": " + e.getMessage(), e);
         }
-        ExecutorService executor = requestPool(threads);
+        ExecutorService executor = DaemonThreads.boundedPool("shaper-http", threads);
         LocalServer local = new LocalServer(runtime, server, executor);
         server.createContext("/", local::handle);
         server.setExecutor(executor);
@@ -357,18 +354,5 @@ public final class LocalServer implements AutoCloseable {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static ExecutorService requestPool(int threads) {
-        AtomicInteger count = new AtomicInteger();
-        ThreadFactory factory = runnable -> {
-            Thread thread = new Thread(runnable, "shaper-http-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), factory);
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 }

@@ -1,6 +1,7 @@
 package dev.trafficshaper.loadtest.demo;
 
 import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.threads.DaemonThreads;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -43,8 +44,8 @@ final class DirectArm implements AutoCloseable {
         this.bedrock = bedrock;
         this.modelId = modelId;
         this.maxTokens = maxTokens;
-        this.arrivals = Executors.newSingleThreadScheduledExecutor(DemoThreads.daemon("demo-direct-arrivals"));
-        this.callers = Executors.newCachedThreadPool(DemoThreads.daemon("demo-direct-caller"));
+        this.arrivals = Executors.newSingleThreadScheduledExecutor(DaemonThreads.factory("demo-direct-arrivals"));
+        this.callers = Executors.newCachedThreadPool(DaemonThreads.factory("demo-direct-caller"));
     }
 
     /** Retries off, exactly as the shaper's own Bedrock Processor builds its client. */

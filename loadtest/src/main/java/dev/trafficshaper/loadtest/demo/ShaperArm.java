@@ -3,6 +3,7 @@ package dev.trafficshaper.loadtest.demo;
 import dev.trafficshaper.client.RequestStatus;
 import dev.trafficshaper.client.ShaperClient;
 import dev.trafficshaper.client.Submission;
+import dev.trafficshaper.threads.DaemonThreads;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CompletionException;
@@ -33,7 +34,7 @@ final class ShaperArm implements AutoCloseable {
         this.modelKey = modelKey;
         this.maxTokens = Math.toIntExact(maxTokens);
         this.awaitTimeout = awaitTimeout;
-        this.arrivals = Executors.newSingleThreadScheduledExecutor(DemoThreads.daemon("demo-shaper-arrivals"));
+        this.arrivals = Executors.newSingleThreadScheduledExecutor(DaemonThreads.factory("demo-shaper-arrivals"));
     }
 
     /** One round trip before the clock starts, so the first submissions do not pay for class loading. */

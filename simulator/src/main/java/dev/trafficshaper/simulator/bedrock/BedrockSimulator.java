@@ -7,6 +7,7 @@ import dev.trafficshaper.simulator.provider.Leniency;
 import dev.trafficshaper.simulator.provider.ProviderQuota;
 import dev.trafficshaper.simulator.provider.QuotaModel;
 import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.threads.DaemonThreads;
 import dev.trafficshaper.model.ModelConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,11 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An HTTP server that answers like Bedrock Runtime (Converse, InvokeModel, CountTokens) and
@@ -68,7 +65,8 @@ public final class BedrockSimulator implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort, e);
         }
-        executor = requestPool(threads);
+        // Each in-flight generation sleeps on its own thread, so the pool bounds concurrency.
+        executor = DaemonThreads.boundedPool("bedrock-sim", threads);
         server.createContext("/", new BedrockHttpHandler(bedrock));
         server.setExecutor(executor);
         server.start();
@@ -142,19 +140,6 @@ public final class BedrockSimulator implements AutoCloseable {
         return host.contains(":") ? "[" + host + "]" : host;
     }
 
-    private static ExecutorService requestPool(int threads) {
-        AtomicInteger count = new AtomicInteger();
-        ThreadFactory factory = runnable -> {
-            Thread thread = new Thread(runnable, "bedrock-sim-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-        // Each in-flight generation sleeps on its own thread, so the pool bounds concurrency.
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), factory);
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
-    }
 
     public static final class Builder {
 
