@@ -37,4 +37,20 @@ public final class DaemonThreads {
         pool.allowCoreThreadTimeOut(true);
         return pool;
     }
+
+    /**
+     * Stops {@code executor}: no new work, work in progress gets up to {@code graceMillis} to finish,
+     * then it is interrupted.
+     */
+    public static void shutdown(ExecutorService executor, long graceMillis) {
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(graceMillis, TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
 }

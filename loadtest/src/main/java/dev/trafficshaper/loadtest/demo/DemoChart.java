@@ -1,19 +1,11 @@
 package dev.trafficshaper.loadtest.demo;
 
-import java.awt.BasicStroke;
-import java.awt.Color;
-import java.awt.geom.Ellipse2D;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.trafficshaper.loadtest.report.Charts;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.jfree.chart.ChartFactory;
-import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.plot.PlotOrientation;
-import org.jfree.chart.plot.XYPlot;
-import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -24,8 +16,6 @@ import org.jfree.data.xy.XYSeriesCollection;
 public final class DemoChart {
 
     public static final String FILE_NAME = "delivered-per-minute.png";
-    private static final int WIDTH = 1_100;
-    private static final int HEIGHT = 620;
 
     private DemoChart() {
     }
@@ -56,30 +46,7 @@ public final class DemoChart {
         JFreeChart chart = ChartFactory.createXYLineChart(title, "seconds since the burst began" + clock,
                 "tokens of successful calls per minute (10 s buckets)", data, PlotOrientation.VERTICAL, true, false,
                 false);
-        style(chart, data.getSeriesCount() - 1);
-        try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
-            ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, HEIGHT);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
-    private static void style(JFreeChart chart, int quotaSeries) {
-        XYPlot plot = chart.getXYPlot();
-        plot.setBackgroundPaint(Color.WHITE);
-        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-        Ellipse2D.Double dot = new Ellipse2D.Double(-2, -2, 4, 4);
-        for (int i = 0; i < plot.getDataset().getSeriesCount(); i++) {
-            renderer.setSeriesStroke(i, new BasicStroke(2.0f));
-            renderer.setSeriesShape(i, dot);
-        }
-        renderer.setSeriesPaint(quotaSeries, Color.BLACK);
-        renderer.setSeriesShapesVisible(quotaSeries, false);
-        renderer.setSeriesStroke(quotaSeries, new BasicStroke(2.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER,
-                10f, new float[] {8f, 6f}, 0f));
-        plot.setRenderer(renderer);
+        Charts.style(chart, data.getSeriesCount() - 1);
+        Charts.save(chart, file);
     }
 }

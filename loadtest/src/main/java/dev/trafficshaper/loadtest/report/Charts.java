@@ -5,6 +5,7 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.jfree.chart.ChartFactory;
@@ -68,7 +69,11 @@ public final class Charts {
         save(chart, file);
     }
 
-    private static void style(JFreeChart chart, int quotaSeries) {
+    /**
+     * The house style of every chart: white plot, grey grid, 2 px lines with dots; the series at
+     * {@code quotaSeries} (none when negative) is the quota, drawn as a black dashed line.
+     */
+    public static void style(JFreeChart chart, int quotaSeries) {
         XYPlot plot = chart.getXYPlot();
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
@@ -88,8 +93,10 @@ public final class Charts {
         plot.setRenderer(renderer);
     }
 
-    private static void save(JFreeChart chart, Path file) {
+    /** Writes the chart as a PNG of the house size, creating the folder if needed. */
+    public static void save(JFreeChart chart, Path file) {
         try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
             ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, HEIGHT);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);

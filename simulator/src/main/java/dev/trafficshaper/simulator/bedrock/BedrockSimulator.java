@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An HTTP server that answers like Bedrock Runtime (Converse, InvokeModel, CountTokens) and
@@ -79,15 +78,7 @@ public final class BedrockSimulator implements AutoCloseable {
             return;
         }
         server.stop(0);
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(1, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        DaemonThreads.shutdown(executor, 1_000);
         server = null;
         executor = null;
     }
