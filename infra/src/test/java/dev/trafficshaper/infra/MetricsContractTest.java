@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.functions.aws.PowertoolsMetrics;
 import dev.trafficshaper.infra.observability.ShaperMetrics;
-import dev.trafficshaper.model.TokenUsage;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.request.FailureReason;

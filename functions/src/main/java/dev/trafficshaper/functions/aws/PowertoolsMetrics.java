@@ -1,7 +1,7 @@
 package dev.trafficshaper.functions.aws;
 
 import dev.trafficshaper.lifecycle.ShaperMetrics;
-import dev.trafficshaper.model.TokenUsage;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.request.RequestRecord;
 import software.amazon.lambda.powertools.metrics.Metrics;
 import software.amazon.lambda.powertools.metrics.MetricsFactory;

@@ -3,7 +3,7 @@ package dev.trafficshaper.infra.observability;
 import dev.trafficshaper.infra.compute.ShaperFunction;
 import dev.trafficshaper.infra.compute.ShaperFunctions;
 import dev.trafficshaper.model.ModelConfig;
-import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.quota.Quota;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.trafficshaper.loadtest.cli;
 
 import dev.trafficshaper.loadtest.demo.DemoCommand;
+import dev.trafficshaper.simulator.cli.BedrockSimCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

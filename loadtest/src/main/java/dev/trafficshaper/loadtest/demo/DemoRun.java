@@ -3,7 +3,7 @@ package dev.trafficshaper.loadtest.demo;
 import dev.trafficshaper.local.LocalClock;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
-import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.simulator.bedrock.BedrockSimulator;
 import dev.trafficshaper.simulator.bedrock.ModelStats;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.trafficshaper.loadtest.scenario;
 
 import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.simulator.provider.Leniency;
-import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.pacing.PacerSettings;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -5,7 +5,7 @@ import dev.trafficshaper.simulator.provider.Faults;
 import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.simulator.provider.Leniency;
 import dev.trafficshaper.simulator.provider.QuotaModel;
-import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.pacing.PacerSettings;
 import java.util.List;
 

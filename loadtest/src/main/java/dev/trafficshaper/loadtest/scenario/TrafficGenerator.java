@@ -2,7 +2,7 @@ package dev.trafficshaper.loadtest.scenario;
 
 import dev.trafficshaper.loadtest.sim.RunMetrics;
 import dev.trafficshaper.loadtest.sim.SimRequest;
-import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.pacing.Lane;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.trafficshaper.loadtest.sim;
 
-import dev.trafficshaper.model.TokenUsage;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.pacing.Lane;
 
 /**

@@ -3,8 +3,8 @@ package dev.trafficshaper.loadtest.sim;
 import dev.trafficshaper.simulator.provider.Faults;
 import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.simulator.provider.ProviderQuota;
-import dev.trafficshaper.model.Charge;
-import dev.trafficshaper.model.Quota;
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.Quota;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 

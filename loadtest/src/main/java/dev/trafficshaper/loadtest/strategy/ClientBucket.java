@@ -5,9 +5,9 @@ import dev.trafficshaper.loadtest.sim.RunMetrics;
 import dev.trafficshaper.loadtest.sim.SimRequest;
 import dev.trafficshaper.loadtest.sim.SimRun;
 import dev.trafficshaper.loadtest.sim.Strategy;
-import dev.trafficshaper.model.Charge;
-import dev.trafficshaper.model.Quota;
-import dev.trafficshaper.model.QuotaDimension;
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.QuotaDimension;
 import java.util.ArrayDeque;
 
 /**

@@ -4,7 +4,7 @@ import dev.trafficshaper.loadtest.sim.CallOutcome;
 import dev.trafficshaper.loadtest.sim.SimRequest;
 import dev.trafficshaper.loadtest.sim.SimRun;
 import dev.trafficshaper.loadtest.sim.Strategy;
-import dev.trafficshaper.model.TokenUsage;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.pacing.Admission;
 import dev.trafficshaper.pacing.Candidate;
 import dev.trafficshaper.pacing.Decision;

@@ -1,8 +1,8 @@
 package dev.trafficshaper.simulator.provider;
 
-import dev.trafficshaper.model.Charge;
-import dev.trafficshaper.model.Quota;
-import dev.trafficshaper.model.QuotaDimension;
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.QuotaDimension;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.SplittableRandom;

@@ -15,7 +15,7 @@ import dev.trafficshaper.bedrock.RejectionKind;
 import dev.trafficshaper.bedrock.TransientKind;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
-import dev.trafficshaper.model.TokenUsage;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.request.FailureReason;
 import java.net.InetAddress;
 import java.net.ServerSocket;

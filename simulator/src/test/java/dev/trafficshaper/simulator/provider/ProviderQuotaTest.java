@@ -2,9 +2,9 @@ package dev.trafficshaper.simulator.provider;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.trafficshaper.model.Charge;
-import dev.trafficshaper.model.Quota;
-import dev.trafficshaper.model.TokenUsage;
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.TokenUsage;
 import org.junit.jupiter.api.Test;
 
 class ProviderQuotaTest {

@@ -1,0 +1,151 @@
+package dev.trafficshaper.lifecycle;
+
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.payload.InvalidPayloadException;
+import dev.trafficshaper.payload.PayloadKind;
+import dev.trafficshaper.payload.PayloadRef;
+import dev.trafficshaper.payload.PayloadStore;
+import dev.trafficshaper.request.NewRequest;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.submission.InvalidSubmissionException;
+import dev.trafficshaper.submission.Submission;
+import dev.trafficshaper.submission.SubmissionParser;
+import dev.trafficshaper.submission.TokenEstimator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The front door ({@code POST /v1/requests}): turns a body into a {@link Ticket} or refuses it
+ * before anything is stored. Validates, estimates the input, predicts the start from the
+ * drainer's published status, routes to the fallback model when only that one can meet the
+ * deadline, refuses with a retry hint when neither can, and stores the body by reference.
+ *
+ * <p>Idempotent on a caller's {@code requestId}: a known id returns the stored request.
+ */
+public final class SubmissionService {
+
+    private final ModelCatalog catalog;
+    private final SubmissionParser parser;
+    private final TokenEstimator estimator;
+    private final PayloadStore payloads;
+    private final RequestStore requests;
+    private final ModelStatusBoard board;
+    private final Supplier<String> ids;
+
+    private SubmissionService(ModelCatalog catalog, SubmissionParser parser, TokenEstimator estimator,
+                              PayloadStore payloads, RequestStore requests, ModelStatusBoard board,
+                              Supplier<String> ids) {
+        this.catalog = catalog;
+        this.parser = parser;
+        this.estimator = estimator;
+        this.payloads = payloads;
+        this.requests = requests;
+        this.board = board;
+        this.ids = ids;
+    }
+
+    public static SubmissionService create(ModelCatalog catalog, SubmissionParser parser, TokenEstimator estimator,
+                                           PayloadStore payloads, RequestStore requests, ModelStatusBoard board,
+                                           Supplier<String> ids) {
+        return new SubmissionService(catalog, parser, estimator, payloads, requests, board, ids);
+    }
+
+    /** What came of a submission: a new ticket to start, or the request stored earlier under its id. */
+    public record Accepted(Ticket ticket, RequestRecord existing) {
+
+        public String requestId() {
+            return ticket != null ? ticket.requestId() : existing.requestId();
+        }
+
+        public boolean isNew() {
+            return ticket != null;
+        }
+    }
+
+    /**
+     * @throws InvalidSubmissionException  bad input (400); nothing stored
+     * @throws SubmissionRefusedException  cannot meet its deadline on any model (429); nothing stored
+     * @throws RequestIdConflictException  the id belongs to another tenant (409); nothing stored
+     */
+    public Accepted submit(String tenant, byte[] body, long nowMillis) {
+        Submission submission = parser.parse(body);
+        if (submission.requestId() != null) {
+            Optional<RequestRecord> known = requests.find(submission.requestId(), nowMillis);
+            if (known.isPresent()) {
+                if (!known.get().tenant().equals(tenant)) {
+                    throw new RequestIdConflictException(submission.requestId());
+                }
+                return new Accepted(null, known.get());
+            }
+        }
+        String requestId = submission.requestIdIfGiven().orElseGet(ids);
+        long deadline = nowMillis + submission.deadlineSeconds() * 1000;
+        Routed routed = route(submission, deadline, nowMillis);
+        PayloadRef ref;
+        try {
+            ref = payloads.put(requestId, PayloadKind.REQUEST, submission.converse(),
+                    deadline + NewRequest.DEFAULT_RETENTION_MILLIS);
+        } catch (InvalidPayloadException e) {
+            throw new InvalidSubmissionException("converse", e.getMessage());
+        }
+        Ticket ticket = new Ticket(requestId, tenant, routed.model().key(), submission.lane(), nowMillis, deadline,
+                routed.estimate(), ref, submission.callbackUrl());
+        return new Accepted(ticket, null);
+    }
+
+    private record Routed(ModelConfig model, TokenUsage estimate) {
+    }
+
+    private Routed route(Submission submission, long deadline, long nowMillis) {
+        ModelConfig primary = catalog.require(submission.modelKey());
+        List<ModelConfig> choices = new ArrayList<>();
+        choices.add(primary);
+        primary.fallback().flatMap(catalog::find).ifPresent(choices::add);
+        long primaryStart = Long.MAX_VALUE;
+        InvalidSubmissionException firstInvalid = null;
+        for (ModelConfig model : choices) {
+            TokenUsage estimate;
+            try {
+                estimate = estimate(model, submission);
+            } catch (InvalidSubmissionException e) {
+                if (model == primary) {
+                    throw e;
+                }
+                firstInvalid = e;
+                continue;
+            }
+            long start = StartEstimate.startAt(model, board.read(model.key()), submission.lane(), nowMillis);
+            if (model == primary) {
+                primaryStart = start;
+            }
+            if (start < deadline) {
+                return new Routed(model, estimate);
+            }
+        }
+        long retryAfter = Math.max(1, (primaryStart - deadline + 999) / 1000);
+        String fallbackNote = choices.size() > 1 && firstInvalid == null ? " (nor can its fallback "
+                + choices.get(1).key() + ")" : "";
+        throw new SubmissionRefusedException("model " + primary.key() + " cannot start this request within its "
+                + submission.deadlineSeconds() + " s deadline" + fallbackNote + "; predicted wait "
+                + Math.max(0, (primaryStart - nowMillis) / 1000) + " s", retryAfter);
+    }
+
+    private TokenUsage estimate(ModelConfig model, Submission submission) {
+        if (submission.maxTokens() > model.maxTokensLimit()) {
+            throw new InvalidSubmissionException("converse.inferenceConfig.maxTokens", "maxTokens "
+                    + submission.maxTokens() + " is over the limit of " + model.maxTokensLimit() + " for model "
+                    + model.key());
+        }
+        long input = estimator.inputTokens(model, submission.converse());
+        if (input > model.maxInputTokens()) {
+            throw new InvalidSubmissionException("converse.messages", "the input is about " + input
+                    + " tokens, over the limit of " + model.maxInputTokens() + " for model " + model.key());
+        }
+        return TokenUsage.of(input, submission.maxTokens());
+    }
+}

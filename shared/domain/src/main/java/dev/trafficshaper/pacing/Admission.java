@@ -1,0 +1,62 @@
+package dev.trafficshaper.pacing;
+
+import dev.trafficshaper.quota.Charge;
+
+/**
+ * A permit for one request, handed out by {@link Pacer#decide}. The caller must report exactly one
+ * outcome for it: {@link Pacer#settle}, {@link Pacer#release} or {@link Pacer#throttled}.
+ */
+public final class Admission {
+
+    private final Candidate candidate;
+    private final Charge reservation;
+    private final double normalizedCost;
+    private final long admittedAtMillis;
+    private final SlidingWindowLedger.Entry[] entries;
+    private boolean closed;
+
+    Admission(Candidate candidate, Charge reservation, double normalizedCost, long admittedAtMillis,
+            SlidingWindowLedger.Entry[] entries) {
+        this.candidate = candidate;
+        this.reservation = reservation;
+        this.normalizedCost = normalizedCost;
+        this.admittedAtMillis = admittedAtMillis;
+        this.entries = entries;
+    }
+
+    public Candidate candidate() {
+        return candidate;
+    }
+
+    public String requestId() {
+        return candidate.requestId();
+    }
+
+    /** What Bedrock will reserve when this request starts. */
+    public Charge reservation() {
+        return reservation;
+    }
+
+    public long admittedAtMillis() {
+        return admittedAtMillis;
+    }
+
+    double normalizedCost() {
+        return normalizedCost;
+    }
+
+    SlidingWindowLedger.Entry entry(int budgetIndex) {
+        return entries[budgetIndex];
+    }
+
+    void close() {
+        if (closed) {
+            throw new IllegalStateException("admission of " + candidate.requestId() + " was already reported");
+        }
+        closed = true;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+}

@@ -1,0 +1,134 @@
+package dev.trafficshaper.pacing;
+
+import dev.trafficshaper.quota.QuotaDimension;
+
+/**
+ * One quota dimension as a budget that regenerates continuously, with two guards:
+ *
+ * <ul>
+ *   <li><b>Even spacing</b> (a generic cell-rate algorithm): every admission of {@code c} units
+ *       moves the theoretical arrival time {@code tat} forward by {@code c / rate}; the next may go
+ *       once the clock reaches it. Refunds move it back. Idle time does not accumulate credit beyond
+ *       a small lateness allowance, so the pacer never dumps a minute's budget in one clump.
+ *   <li><b>The 60 s window</b>: net charges admitted in any 60 s never exceed target × quota,
+ *       whatever the spacing allows (spacing alone can overshoot by one request's cost).
+ * </ul>
+ *
+ * <pre>
+ *   rate(t)    = target(t) × slowStart(t) × quotaPerMinute / 60 000 ms
+ *   admit at   max(tat, earliest time the 60 s window fits c)
+ *   tat'       = max(tat, now − lateness) + c / rate(now)
+ * </pre>
+ *
+ * The lateness allowance lets a drainer that wakes a few milliseconds late keep its pace instead of
+ * losing every late millisecond for good.
+ */
+final class DimensionBudget {
+
+    static final long WINDOW_MILLIS = 60_000;
+    static final long LATENESS_MICROS = 250_000;
+
+    private final QuotaDimension dimension;
+    private final long quotaPerMinute;
+    private final SlidingWindowLedger ledger = new SlidingWindowLedger(WINDOW_MILLIS);
+    private long tatMicros = Long.MIN_VALUE;
+
+    DimensionBudget(QuotaDimension dimension, long quotaPerMinute) {
+        if (quotaPerMinute <= 0) {
+            throw new IllegalArgumentException(dimension + " quota must be positive");
+        }
+        this.dimension = dimension;
+        this.quotaPerMinute = quotaPerMinute;
+    }
+
+    QuotaDimension dimension() {
+        return dimension;
+    }
+
+    long quotaPerMinute() {
+        return quotaPerMinute;
+    }
+
+    long windowLimit(double target) {
+        return (long) Math.floor(target * quotaPerMinute);
+    }
+
+    /** When the spacing allows the next admission. */
+    long nextSlot(long nowMillis) {
+        if (tatMicros == Long.MIN_VALUE) {
+            return nowMillis;
+        }
+        return Math.max(nowMillis, ceilMillis(tatMicros));
+    }
+
+    /** Earliest time an admission of {@code amount} respects both the spacing and the window. */
+    long earliestStart(long amount, double target, long nowMillis) {
+        return Math.max(nextSlot(nowMillis), ledger.earliestFit(amount, windowLimit(target), nowMillis));
+    }
+
+    SlidingWindowLedger.Entry charge(long amount, double rateShare, long nowMillis) {
+        long floor = nowMillis * 1_000 - LATENESS_MICROS;
+        long base = tatMicros == Long.MIN_VALUE ? nowMillis * 1_000 : Math.max(tatMicros, floor);
+        tatMicros = base + intervalMicros(amount, rateShare);
+        return ledger.record(amount, nowMillis);
+    }
+
+    /** Books a settlement against its admission; a negative delta is a refund. */
+    void adjust(SlidingWindowLedger.Entry entry, long delta, double rateShare, long nowMillis) {
+        if (delta == 0) {
+            return;
+        }
+        ledger.adjust(entry, delta, nowMillis);
+        if (tatMicros != Long.MIN_VALUE) {
+            long floor = nowMillis * 1_000 - LATENESS_MICROS;
+            tatMicros = Math.max(floor, tatMicros + intervalMicros(delta, rateShare));
+        }
+    }
+
+    /** Time of the latest charge booked, {@link Long#MIN_VALUE} if none. */
+    long latestChargeAt() {
+        return ledger.latestAt();
+    }
+
+    PacerState.DimensionState export(long nowMillis) {
+        long nextSlot = tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER;
+        return new PacerState.DimensionState(quotaPerMinute, nextSlot,
+                ledger.compact(PacerState.BUCKET_MILLIS, nowMillis));
+    }
+
+    /**
+     * Continues from a predecessor's state. Charges are kept in their own units, so a lower quota
+     * applies to them at once; {@code chargeScale} (at least 1) inflates them when one unit now
+     * costs more (a higher output burndown). Spacing still owed is stretched when the quota is lower
+     * and kept when it is higher. A next slot already past is forgotten (and not exported): the
+     * first admission then spaces from its own time, as in a fresh budget, giving up at most the
+     * lateness allowance.
+     */
+    void restore(PacerState.DimensionState state, double chargeScale, long nowMillis) {
+        for (PacerState.WindowCharge charge : state.charges()) {
+            long amount = chargeScale == 1.0 ? charge.amount() : (long) Math.ceil(charge.amount() * chargeScale);
+            ledger.restore(charge.atMillis(), amount, nowMillis);
+        }
+        long nowMicros = nowMillis * 1_000;
+        if (state.nextSlotMicros() != PacerState.NEVER && state.nextSlotMicros() > nowMicros) {
+            long owed = state.nextSlotMicros() - nowMicros;
+            if (state.quotaPerMinute() > quotaPerMinute) {
+                owed = (long) Math.ceil((double) owed * state.quotaPerMinute() / quotaPerMinute);
+            }
+            tatMicros = nowMicros + owed;
+        }
+    }
+
+    long windowSum(long nowMillis) {
+        return ledger.sum(nowMillis);
+    }
+
+    /** Time the budget needs to regenerate {@code amount} at the given share of quota. */
+    long intervalMicros(long amount, double rateShare) {
+        return Math.round(amount * 60_000_000.0 / (rateShare * quotaPerMinute));
+    }
+
+    private static long ceilMillis(long micros) {
+        return Math.floorDiv(micros + 999, 1_000);
+    }
+}

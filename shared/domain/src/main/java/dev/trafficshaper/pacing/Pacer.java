@@ -1,0 +1,349 @@
+package dev.trafficshaper.pacing;
+
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.QuotaDimension;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides when each queued request for one model may be sent to Bedrock. One instance per model,
+ * held by whoever drains that model's queue; the local runtime and the simulator use this same
+ * class. Time is always passed in (epoch millis), so the pacer is a pure state machine.
+ *
+ * <p>Why it looks like this:
+ * <ul>
+ *   <li>Bedrock reserves input + cache + {@code maxTokens} × burndown when a request starts and
+ *       settles to actual usage when it ends. The pacer charges exactly that on every metered
+ *       dimension ({@link DimensionBudget}) and books the settlement against the admission.
+ *   <li>Each dimension regenerates continuously at target × quota per minute. Admissions are
+ *       spaced evenly and never exceed the target in any 60 s window, which keeps a token-bucket,
+ *       fixed-window or sliding-window meter under quota alike.
+ *   <li>Interactive and bulk lanes share the budget by start-time fair queuing with weights
+ *       {@code 1 − bulkShare} and {@code bulkShare}: interactive always gets its reserve, bulk takes
+ *       everything interactive leaves unused, neither starves. Within a lane tenants share equally,
+ *       and optional tenant caps bound a tenant's rate. Requests are never reordered by size, so a
+ *       large request is not overtaken forever by small ones.
+ *   <li>An unexpected throttle lowers the target multiplicatively ({@link ThrottleFeedback}); the
+ *       first admissions after an idle period ramp up ({@link SlowStart}).
+ * </ul>
+ *
+ * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
+ * (the head goes at once); <b>backlogged</b> (heads wait for {@link Decision.WaitUntil}, the pacer
+ * spends target × quota per minute); <b>throttled</b> (target lowered, recovering).
+ *
+ * <p>Not thread-safe: exactly one drainer (the lease holder) owns a model's pacer at a time.
+ */
+public final class Pacer {
+
+    private static final Comparator<Candidate> WITHIN_TENANT = Comparator
+            .comparingLong(Candidate::deadlineAtMillis)
+            .thenComparingLong(Candidate::enqueuedAtMillis)
+            .thenComparing(Candidate::requestId);
+
+    private final Quota quota;
+    private final PacerSettings settings;
+    private final DimensionBudget[] budgets;
+    private final ThrottleFeedback feedback;
+    private final SlowStart slowStart;
+    private final FairShare<Lane> lanes = new FairShare<>();
+    private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
+    private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
+    private long admitted;
+
+    private Pacer(Quota quota, PacerSettings settings) {
+        this.quota = quota;
+        this.settings = settings;
+        List<DimensionBudget> limited = new ArrayList<>();
+        for (QuotaDimension dimension : QuotaDimension.values()) {
+            if (quota.limit(dimension) > 0) {
+                limited.add(new DimensionBudget(dimension, quota.limit(dimension)));
+            }
+        }
+        this.budgets = limited.toArray(DimensionBudget[]::new);
+        this.feedback = new ThrottleFeedback(settings);
+        this.slowStart = new SlowStart(settings);
+        for (Lane lane : Lane.values()) {
+            tenantsByLane.put(lane, new FairShare<>());
+        }
+    }
+
+    public static Pacer create(Quota quota, PacerSettings settings) {
+        return new Pacer(quota, settings);
+    }
+
+    /**
+     * Continues pacing from a predecessor's {@link #export}, as the next lease holder of the model.
+     * Everything is restored so the successor is at least as cautious as the predecessor would have
+     * been (see {@link PacerState}); a state whose charges have left the window, whose spacing is
+     * paid and whose target has recovered gives a pacer that behaves as a fresh one.
+     *
+     * <p>If the quota changed since the export (a configuration change), the state is read
+     * conservatively: charges keep their units, so a lower limit applies to them at once; token
+     * charges grow by the ratio of a higher output burndown (never shrink for a lower one); spacing
+     * still owed is stretched by the ratio of a lower quota (never shortened for a higher one); a
+     * dimension no longer limited is dropped; a newly limited dimension starts empty, since nothing
+     * was measured for it. Changed settings apply from the resume: the target recovers from its value
+     * at capture towards the new base at the new rate; idle and ramp lengths apply to the carried
+     * last admission.
+     *
+     * <p>Carried times come from the predecessor's clock. A successor clock behind it by d holds the
+     * carried charges d longer and books its own no earlier than them; one ahead by d lets them leave
+     * d early, so the two clocks must agree to well within a bucket.
+     */
+    public static Pacer resume(Quota quota, PacerSettings settings, PacerState state, long nowMillis) {
+        Pacer pacer = new Pacer(quota, settings);
+        double tokenScale = Math.max(1.0, (double) quota.outputBurndown() / state.outputBurndown());
+        for (DimensionBudget budget : pacer.budgets) {
+            PacerState.DimensionState exported = state.dimensions().get(budget.dimension());
+            if (exported != null) {
+                budget.restore(exported, budget.dimension() == QuotaDimension.TOKENS ? tokenScale : 1.0, nowMillis);
+            }
+        }
+        pacer.feedback.restore(state.target(), state.capturedAtMillis(),
+                state.lastThrottleAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastThrottleAtMillis());
+        if (state.lastAdmissionAtMillis() != PacerState.NEVER) {
+            pacer.slowStart.restore(state.lastAdmissionAtMillis(), state.slowStartAtMillis());
+        }
+        state.tenantNextSlotMicros().forEach((tenant, slot) -> {
+            if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
+                pacer.tenantNextSlotMicros.put(tenant, slot);
+            }
+        });
+        return pacer;
+    }
+
+    /**
+     * The state a successor needs to continue pacing this model, for a handoff at {@code nowMillis}.
+     * Stop admitting once exported; admissions still open stay charged at their reservation. A few
+     * kilobytes at most, whatever the request rate (see {@link PacerState}).
+     */
+    public PacerState export(long nowMillis) {
+        long episodeAt = feedback.episodeAt();
+        long lastAdmission = slowStart.lastAdmission();
+        // A resumed pacer whose clock runs behind its predecessor's may hold times ahead of its own.
+        long capturedAt = Math.max(nowMillis, Math.max(episodeAt, lastAdmission));
+        for (DimensionBudget budget : budgets) {
+            capturedAt = Math.max(capturedAt, budget.latestChargeAt());
+        }
+        Map<QuotaDimension, PacerState.DimensionState> dimensions = new EnumMap<>(QuotaDimension.class);
+        for (DimensionBudget budget : budgets) {
+            dimensions.put(budget.dimension(), budget.export(capturedAt));
+        }
+        long capturedAtMicros = capturedAt * 1_000;
+        Map<String, Long> tenantSlots = new HashMap<>();
+        tenantNextSlotMicros.forEach((tenant, slot) -> {
+            if (slot > capturedAtMicros) {
+                tenantSlots.put(tenant, slot);
+            }
+        });
+        return new PacerState(capturedAt, quota.outputBurndown(), dimensions, feedback.target(capturedAt),
+                episodeAt == Long.MIN_VALUE ? PacerState.NEVER : episodeAt,
+                lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
+                lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
+                tenantSlots);
+    }
+
+    public Quota quota() {
+        return quota;
+    }
+
+    public PacerSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Chooses among the queue heads: either one to send now, or the time to ask again. Pass every
+     * head the caller can see (at least the oldest of each lane and tenant); the pacer picks by lane
+     * share, tenant share, then deadline and age.
+     */
+    public Decision decide(List<Candidate> heads, long nowMillis) {
+        if (heads.isEmpty()) {
+            return new Decision.Idle();
+        }
+        long wakeAt = Long.MAX_VALUE;
+        List<Candidate> eligible = new ArrayList<>(heads.size());
+        for (Candidate head : heads) {
+            long tenantSlot = tenantSlot(head.tenant(), nowMillis);
+            if (tenantSlot <= nowMillis) {
+                eligible.add(head);
+            } else {
+                wakeAt = Math.min(wakeAt, tenantSlot);
+            }
+        }
+        if (eligible.isEmpty()) {
+            return new Decision.WaitUntil(wakeAt);
+        }
+        Candidate chosen = choose(eligible);
+        Charge charge = Charge.reservation(quota, chosen.expected());
+        double target = feedback.target(nowMillis);
+        long start = nowMillis;
+        for (DimensionBudget budget : budgets) {
+            start = Math.max(start, budget.earliestStart(charge.amount(budget.dimension()), target, nowMillis));
+        }
+        if (start > nowMillis) {
+            return new Decision.WaitUntil(Math.min(start, wakeAt));
+        }
+        return new Decision.Admit(chosen, admit(chosen, charge, target, nowMillis));
+    }
+
+    /** The request ran: book its actual usage against what was reserved and refund the rest. */
+    public void settle(Admission admission, TokenUsage actual, long nowMillis) {
+        admission.close();
+        correct(admission, Charge.settlement(quota, actual), nowMillis);
+    }
+
+    /** The request was admitted but never reached Bedrock: give its whole reservation back. */
+    public void release(Admission admission, long nowMillis) {
+        admission.close();
+        correct(admission, Charge.NONE, nowMillis);
+    }
+
+    /**
+     * Bedrock throttled a request the pacer had admitted: nothing was consumed, but the quota is
+     * tighter than the pacer believed, so the target drops.
+     */
+    public void throttled(Admission admission, long nowMillis) {
+        release(admission, nowMillis);
+        feedback.onThrottle(nowMillis);
+    }
+
+    /**
+     * When a new request of this size in this lane would start, given the work already queued ahead
+     * of it. Used to refuse at once what cannot meet its deadline.
+     */
+    public long estimateStart(TokenUsage expected, Lane lane, Backlog backlog, long nowMillis) {
+        Charge charge = Charge.reservation(quota, expected);
+        double target = feedback.target(nowMillis);
+        long next = nowMillis;
+        for (DimensionBudget budget : budgets) {
+            next = Math.max(next, budget.nextSlot(nowMillis));
+        }
+        double bulkWeight = settings.bulkShareUnderContention();
+        double interactiveWeight = 1.0 - bulkWeight;
+        double own = lane == Lane.INTERACTIVE ? backlog.interactive() : backlog.bulk();
+        double other = lane == Lane.INTERACTIVE ? backlog.bulk() : backlog.interactive();
+        double ownWeight = lane == Lane.INTERACTIVE ? interactiveWeight : bulkWeight;
+        double otherWeight = 1.0 - ownWeight;
+        double competing = Math.min(other, own * otherWeight / ownWeight);
+        double minutesAhead = (own + competing) / (target * slowStart.factor(nowMillis));
+        long start = next + Math.round(minutesAhead * 60_000);
+        if (own + other == 0) {
+            for (DimensionBudget budget : budgets) {
+                start = Math.max(start, budget.earliestStart(charge.amount(budget.dimension()), target, nowMillis));
+            }
+        }
+        return start;
+    }
+
+    /** A request's cost as a share of one minute of its most constrained quota dimension. */
+    public double normalizedCost(TokenUsage expected) {
+        return normalize(Charge.reservation(quota, expected));
+    }
+
+    public PacerSnapshot snapshot(long nowMillis) {
+        Map<QuotaDimension, Long> windowSums = new EnumMap<>(QuotaDimension.class);
+        long nextSlot = nowMillis;
+        for (DimensionBudget budget : budgets) {
+            windowSums.put(budget.dimension(), budget.windowSum(nowMillis));
+            nextSlot = Math.max(nextSlot, budget.nextSlot(nowMillis));
+        }
+        return new PacerSnapshot(feedback.target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
+                admitted, feedback.throttles());
+    }
+
+    private Candidate choose(List<Candidate> eligible) {
+        Lane lane = null;
+        double laneStart = Double.MAX_VALUE;
+        for (Candidate candidate : eligible) {
+            double start = lanes.start(candidate.lane());
+            boolean better = start < laneStart
+                    || (start == laneStart && candidate.lane().ordinal() < lane.ordinal());
+            if (better) {
+                lane = candidate.lane();
+                laneStart = start;
+            }
+        }
+        FairShare<String> tenants = tenantsByLane.get(lane);
+        Candidate best = null;
+        double bestStart = Double.MAX_VALUE;
+        for (Candidate candidate : eligible) {
+            if (candidate.lane() != lane) {
+                continue;
+            }
+            double start = tenants.start(candidate.tenant());
+            if (best == null || start < bestStart
+                    || (start == bestStart && WITHIN_TENANT.compare(candidate, best) < 0)) {
+                best = candidate;
+                bestStart = start;
+            }
+        }
+        return best;
+    }
+
+    private Admission admit(Candidate candidate, Charge charge, double target, long nowMillis) {
+        double rateShare = target * slowStart.factorForAdmission(nowMillis);
+        SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
+        for (int i = 0; i < budgets.length; i++) {
+            entries[i] = budgets[i].charge(charge.amount(budgets[i].dimension()), rateShare, nowMillis);
+        }
+        double cost = normalize(charge);
+        lanes.served(candidate.lane(), cost, laneWeight(candidate.lane()));
+        tenantsByLane.get(candidate.lane()).served(candidate.tenant(), cost, 1.0);
+        Double cap = settings.tenantCaps().get(candidate.tenant());
+        if (cap != null) {
+            long base = Math.max(tenantNextSlotMicros.getOrDefault(candidate.tenant(), Long.MIN_VALUE),
+                    nowMillis * 1_000 - DimensionBudget.LATENESS_MICROS);
+            tenantNextSlotMicros.put(candidate.tenant(), base + tenantInterval(cost, cap, rateShare));
+        }
+        admitted++;
+        return new Admission(candidate, charge, cost, nowMillis, entries);
+    }
+
+    private void correct(Admission admission, Charge actual, long nowMillis) {
+        Charge delta = actual.minus(admission.reservation());
+        double rateShare = feedback.target(nowMillis) * slowStart.factor(nowMillis);
+        for (int i = 0; i < budgets.length; i++) {
+            budgets[i].adjust(admission.entry(i), delta.amount(budgets[i].dimension()), rateShare, nowMillis);
+        }
+        Candidate candidate = admission.candidate();
+        double refund = admission.normalizedCost() - normalize(actual);
+        if (refund > 0) {
+            lanes.refund(candidate.lane(), refund, laneWeight(candidate.lane()));
+            tenantsByLane.get(candidate.lane()).refund(candidate.tenant(), refund, 1.0);
+        }
+        Double cap = settings.tenantCaps().get(candidate.tenant());
+        Long slot = tenantNextSlotMicros.get(candidate.tenant());
+        if (cap != null && slot != null) {
+            long floor = nowMillis * 1_000 - DimensionBudget.LATENESS_MICROS;
+            tenantNextSlotMicros.put(candidate.tenant(), Math.max(floor, slot - tenantInterval(refund, cap, rateShare)));
+        }
+    }
+
+    private long tenantSlot(String tenant, long nowMillis) {
+        Long micros = tenantNextSlotMicros.get(tenant);
+        return micros == null ? nowMillis : Math.floorDiv(micros + 999, 1_000);
+    }
+
+    private static long tenantInterval(double normalizedCost, double cap, double rateShare) {
+        return Math.round(normalizedCost * 60_000_000.0 / (cap * rateShare));
+    }
+
+    private double laneWeight(Lane lane) {
+        double bulk = settings.bulkShareUnderContention();
+        return lane == Lane.BULK ? bulk : 1.0 - bulk;
+    }
+
+    private double normalize(Charge charge) {
+        double cost = 0;
+        for (DimensionBudget budget : budgets) {
+            cost = Math.max(cost, (double) charge.amount(budget.dimension()) / budget.quotaPerMinute());
+        }
+        return cost;
+    }
+}

@@ -1,0 +1,182 @@
+package dev.trafficshaper.pacing;
+
+import dev.trafficshaper.quota.QuotaDimension;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a drainer hands to its successor so the successor paces on where it stopped, captured by
+ * {@link Pacer#export} and continued by {@link Pacer#resume}. A successor that started empty would
+ * forget the last minute's charges and the spacing still owed, and could spend on top of them.
+ *
+ * <p>Why the window is kept as buckets: the ledger holds one entry per admission, which grows with
+ * the request rate. The state keeps, per dimension, the net charges still inside the 60 s window
+ * merged into {@value #BUCKET_MILLIS} ms buckets, so at most {@value #MAX_CHARGES} per dimension
+ * whatever the rate. Each bucket is dated at its <em>latest</em> entry: no charge is dated earlier
+ * than it was made, so the successor holds every charge in its window at least as long as the
+ * predecessor would have, and its window sums are never below the predecessor's. Dating a bucket
+ * at its start would let charges leave up to one bucket early, which is exactly the overshoot the
+ * window guard exists to prevent. The price is that the successor sees each bucket leave in one
+ * step instead of entry by entry: a predecessor running at the target hands over a full window,
+ * and the successor cannot add to it until a whole bucket has cleared. That costs at most one
+ * bucket of quota per handoff (5 s, a twelfth of a minute's quota; 1 s buckets would cost a fifth
+ * of that but make the state five times larger).
+ *
+ * <pre>
+ *   bucket(entry) = floor(entry.at / 5 000 ms)
+ *   charge        = (at = max entry.at in the bucket, amount = Σ entry.amount)
+ * </pre>
+ *
+ * <p>What carries over, and how it is restored:
+ * <ul>
+ *   <li><b>Charges</b>: net charges as booked at capture. Admissions still open are charged at
+ *       their reservation; settling them later on the predecessor's pacer does not reach the state,
+ *       which only overstates the window, except when a request uses more than it reserved (input
+ *       above its estimate): that excess is not seen by the successor.
+ *   <li><b>Spacing</b>: each dimension's next slot, so the successor does not send at once what
+ *       the spacing still owes. A slot already past when the successor resumes is forgotten.
+ *   <li><b>Throttle feedback</b>: the target at capture and the start of the latest throttle
+ *       episode. The successor recovers from that target at its own rate, so the target line is
+ *       unchanged and a recent throttle is not forgotten, however old the state.
+ *   <li><b>Slow start</b>: the last admission and the start of the current ramp. A predecessor busy
+ *       until the handoff is not idle, so the successor does not ramp; a state older than the idle
+ *       period ramps as usual.
+ *   <li><b>Tenant caps</b>: the next slot of each capped tenant still in the future, kept for the
+ *       tenants the successor's settings still cap.
+ * </ul>
+ * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
+ * start afresh: a flow's turn may shift by about one request, which costs no quota.
+ *
+ * <p>A state older than the window holds no charge the successor keeps and, once its spacing is
+ * paid and its target recovered, restores to a pacer that behaves as a fresh one.
+ *
+ * <p>For an adapter: plain numbers, enum keys, strings and lists, each dimension bounded by
+ * {@value #MAX_CHARGES} charges, so about 0.9 KB of JSON for a model limited on tokens only and
+ * under 3 KB with all four dimensions. Times are epoch millis, next slots epoch micros.
+ * {@link #NEVER} ({@link Long#MIN_VALUE}) marks what never happened: read numbers back as 64-bit
+ * integers, not doubles.
+ *
+ * @param capturedAtMillis     when the predecessor exported
+ * @param outputBurndown       the exported quota's output burndown, to rescale token charges if it changes
+ * @param dimensions           per limited dimension of the exported quota, its window and next slot
+ * @param target               the target share at capture
+ * @param lastThrottleAtMillis start of the latest throttle episode, or {@link #NEVER}
+ * @param lastAdmissionAtMillis the latest admission, or {@link #NEVER}
+ * @param slowStartAtMillis    start of the latest slow-start ramp, or {@link #NEVER}
+ * @param tenantNextSlotMicros capped tenants still spaced out at capture, by tenant id
+ */
+public record PacerState(
+        long capturedAtMillis,
+        int outputBurndown,
+        Map<QuotaDimension, DimensionState> dimensions,
+        double target,
+        long lastThrottleAtMillis,
+        long lastAdmissionAtMillis,
+        long slowStartAtMillis,
+        Map<String, Long> tenantNextSlotMicros) {
+
+    /** Marks a time for something that has not happened. */
+    public static final long NEVER = Long.MIN_VALUE;
+
+    /** Width of the buckets the window's charges are merged into. */
+    public static final long BUCKET_MILLIS = 5_000;
+
+    /** Most charges one dimension can hold: a 60 s window touches at most 13 aligned 5 s buckets. */
+    public static final int MAX_CHARGES = (int) (DimensionBudget.WINDOW_MILLIS / BUCKET_MILLIS) + 1;
+
+    /**
+     * One limited quota dimension at capture.
+     *
+     * @param quotaPerMinute the dimension's quota when exported
+     * @param nextSlotMicros when the spacing allows the next admission (epoch micros), or {@link #NEVER}
+     *                       if that was not after the capture
+     * @param charges        net charges still in the window, oldest first
+     */
+    public record DimensionState(long quotaPerMinute, long nextSlotMicros, List<WindowCharge> charges) {
+
+        public DimensionState {
+            if (quotaPerMinute <= 0) {
+                throw new IllegalArgumentException("quotaPerMinute must be positive, was " + quotaPerMinute);
+            }
+            if (charges == null) {
+                throw new IllegalArgumentException("charges are required");
+            }
+            charges = List.copyOf(charges);
+            if (charges.size() > MAX_CHARGES) {
+                throw new IllegalArgumentException("at most " + MAX_CHARGES + " charges per dimension, was " + charges.size());
+            }
+            for (int i = 1; i < charges.size(); i++) {
+                if (charges.get(i).atMillis() < charges.get(i - 1).atMillis()) {
+                    throw new IllegalArgumentException("charges must be oldest first");
+                }
+            }
+        }
+    }
+
+    /**
+     * Net charges booked in one bucket of the window.
+     *
+     * @param atMillis the latest time any of them was booked
+     * @param amount   their sum, in the dimension's units
+     */
+    public record WindowCharge(long atMillis, long amount) {
+
+        public WindowCharge {
+            if (amount <= 0) {
+                throw new IllegalArgumentException("a window charge must be positive, was " + amount);
+            }
+        }
+    }
+
+    public PacerState {
+        if (outputBurndown < 1) {
+            throw new IllegalArgumentException("outputBurndown must be at least 1, was " + outputBurndown);
+        }
+        if (dimensions == null || dimensions.isEmpty()) {
+            throw new IllegalArgumentException("at least one limited dimension is required");
+        }
+        Map<QuotaDimension, DimensionState> copy = new EnumMap<>(QuotaDimension.class);
+        dimensions.forEach((dimension, state) -> {
+            if (dimension == null || state == null) {
+                throw new IllegalArgumentException("dimensions must not hold null keys or values");
+            }
+            for (WindowCharge charge : state.charges()) {
+                boolean inWindow = charge.atMillis() <= capturedAtMillis
+                        && charge.atMillis() > capturedAtMillis - DimensionBudget.WINDOW_MILLIS;
+                if (!inWindow) {
+                    throw new IllegalArgumentException(dimension + " charge at " + charge.atMillis()
+                            + " is not in the 60 s before the capture at " + capturedAtMillis);
+                }
+            }
+            copy.put(dimension, state);
+        });
+        dimensions = Collections.unmodifiableMap(copy);
+        if (!(target > 0.0 && target <= 1.0)) {
+            throw new IllegalArgumentException("target must be a share in (0, 1], was " + target);
+        }
+        if ((slowStartAtMillis == NEVER) != (lastAdmissionAtMillis == NEVER)) {
+            throw new IllegalArgumentException("slowStartAtMillis and lastAdmissionAtMillis are set together");
+        }
+        requireNeverOrBefore("lastThrottleAtMillis", lastThrottleAtMillis, capturedAtMillis);
+        requireNeverOrBefore("lastAdmissionAtMillis", lastAdmissionAtMillis, capturedAtMillis);
+        requireNeverOrBefore("slowStartAtMillis", slowStartAtMillis, capturedAtMillis);
+        if (tenantNextSlotMicros == null) {
+            throw new IllegalArgumentException("tenantNextSlotMicros is required (may be empty)");
+        }
+        tenantNextSlotMicros.forEach((tenant, slot) -> {
+            if (tenant == null || slot == null) {
+                throw new IllegalArgumentException("tenantNextSlotMicros must not hold null keys or values");
+            }
+        });
+        tenantNextSlotMicros = Collections.unmodifiableSortedMap(new TreeMap<>(tenantNextSlotMicros));
+    }
+
+    private static void requireNeverOrBefore(String name, long value, long bound) {
+        if (value != NEVER && value > bound) {
+            throw new IllegalArgumentException(name + " " + value + " must not be after " + bound);
+        }
+    }
+}

@@ -1,0 +1,312 @@
+package dev.trafficshaper.lifecycle;
+
+import static dev.trafficshaper.lifecycle.ShaperFixture.MODEL;
+import static dev.trafficshaper.lifecycle.ShaperFixture.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.trafficshaper.bedrock.BedrockOutcome;
+import dev.trafficshaper.bedrock.RejectionKind;
+import dev.trafficshaper.bedrock.TransientKind;
+import dev.trafficshaper.lifecycle.InvocationService.Result;
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.payload.PayloadKind;
+import dev.trafficshaper.payload.PayloadRef;
+import dev.trafficshaper.request.FailureReason;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.usage.UsageTotals;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class InvocationServiceTest {
+
+    private static final long DEADLINE = T0 + 60_000;
+
+    private final ShaperFixture shaper = new ShaperFixture();
+    private final FakeModelInvoker bedrock = new FakeModelInvoker();
+    private final InvocationService invocations = shaper.invocations(bedrock);
+
+    @Test
+    void storesTheResultSettlesTheUsageWritesSucceededThenResumesTheWorkflow() throws Exception {
+        admitted("r1", DEADLINE);
+        shaper.clock.advance(100);
+        List<RequestState> stateWhenResumed = new ArrayList<>();
+        InvocationService service = InvocationService.create(shaper.catalog, shaper.requests, shaper.queue,
+                shaper.payloads, shaper.usage, bedrock,
+                terminal -> stateWhenResumed.add(shaper.record(terminal.requestId()).state()),
+                shaper.wake, shaper.metrics, shaper.clock, 3);
+
+        assertThat(service.process("r1")).isEqualTo(Result.SUCCEEDED);
+
+        RequestRecord done = shaper.record("r1");
+        assertThat(done.state()).isEqualTo(RequestState.SUCCEEDED);
+        assertThat(done.httpStatus()).isEqualTo(200);
+        assertThat(done.actualUsage()).isEqualTo(FakeModelInvoker.USAGE);
+        assertThat(done.startedAtMillis()).isEqualTo(T0 + 100);
+        assertThat(done.resultRef().kind()).isEqualTo(PayloadKind.RESULT);
+        String response = shaper.payloads.get(done.resultRef(), shaper.now()).orElseThrow().text();
+        ObjectMapper json = new ObjectMapper();
+        assertThat(json.readTree(response)).isEqualTo(json.readTree(FakeModelInvoker.success("answer to r1")
+                .responseJson()));
+        UsageTotals totals = shaper.usage.totals(MODEL, T0 - 60_000, T0 + 120_000, shaper.now());
+        assertThat(totals.settlements()).isEqualTo(1);
+        assertThat(totals.usage()).isEqualTo(FakeModelInvoker.USAGE);
+        assertThat(totals.charge()).isEqualTo(Charge.settlement(shaper.catalog.require(MODEL).quota(),
+                FakeModelInvoker.USAGE));
+        assertThat(stateWhenResumed).as("written before the workflow hears of it")
+                .containsExactly(RequestState.SUCCEEDED);
+        assertThat(shaper.metrics.events).containsExactly("settled nova-lite", "outcome r1 SUCCEEDED");
+    }
+
+    @Test
+    void callsTheConfiguredModelWithTheStoredBodyAndATimeoutInsideTheDeadline() {
+        admitted("r1", DEADLINE);
+        shaper.clock.advance(100);
+
+        invocations.process("r1");
+
+        FakeModelInvoker.Call call = bedrock.calls().get(0);
+        assertThat(call.modelId()).isEqualTo("amazon.nova-lite-v1:0");
+        assertThat(call.body()).isEqualTo(ShaperFixture.converse("r1").text());
+        assertThat(call.timeout()).isEqualTo(Duration.ofMillis(59_900));
+    }
+
+    @Test
+    void boundsTheCallTimeoutByTheLongestCallAndByOneSecond() {
+        admitted("long", T0 + 3_600_000);
+        admitted("short", T0 + 1_500);
+        shaper.clock.advance(1_000);
+
+        invocations.process("long");
+        invocations.process("short");
+
+        assertThat(bedrock.calls()).extracting(FakeModelInvoker.Call::timeout)
+                .containsExactly(InvocationService.MAX_CALL, Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aRepeatedDeliveryCallsBedrockOnlyOnce() {
+        admitted("r1", DEADLINE);
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.SUCCEEDED);
+        assertThat(invocations.process("r1")).isEqualTo(Result.DUPLICATE);
+
+        assertThat(bedrock.calls()).hasSize(1);
+        assertThat(shaper.resumed).hasSize(1);
+        assertThat(shaper.usage.totals(MODEL, T0 - 60_000, T0 + 60_000, shaper.now()).settlements()).isEqualTo(1);
+    }
+
+    @Test
+    void aDeliveryThatFindsTheRequestClaimedDoesNothing() {
+        admitted("r1", DEADLINE);
+        bedrock.duringCall(id -> assertThat(invocations.process(id)).isEqualTo(Result.DUPLICATE));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.SUCCEEDED);
+
+        assertThat(bedrock.calls()).hasSize(1);
+    }
+
+    @Test
+    void anUnknownRequestIsReportedAndNothingIsCalled() {
+        assertThat(invocations.process("nobody")).isEqualTo(Result.UNKNOWN);
+        assertThat(bedrock.calls()).isEmpty();
+    }
+
+    @Test
+    void aThrottledRequestGoesBackToTheQueueAtItsPlaceAndWakesTheDrainer() {
+        RequestRecord queued = shaper.enqueue("r1", MODEL, DEADLINE);
+        shaper.admit("r1");
+        shaper.wakes.clear();
+        bedrock.answer("r1", new BedrockOutcome.Throttled("Too many tokens"));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.REQUEUED);
+
+        RequestRecord back = shaper.record("r1");
+        assertThat(back.state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.requeues()).isEqualTo(1);
+        assertThat(back.enqueuedAtMillis()).isEqualTo(queued.enqueuedAtMillis());
+        assertThat(shaper.queue.heads(MODEL, 10, shaper.now()).work())
+                .extracting(item -> item.requestId() + "@" + item.enqueuedAtMillis()).containsExactly("r1@" + T0);
+        assertThat(shaper.wakes).containsExactly(MODEL);
+        assertThat(shaper.resumed).isEmpty();
+        assertThat(shaper.metrics.events).containsExactly("throttled nova-lite", "requeued nova-lite");
+    }
+
+    @Test
+    void aRequestThrottledMoreOftenThanAllowedFailsAsThrottled() {
+        shaper.enqueue("r1", MODEL, DEADLINE);
+        BedrockOutcome throttled = new BedrockOutcome.Throttled("Too many tokens");
+        bedrock.answer("r1", throttled, throttled, throttled, throttled);
+        List<Result> results = new ArrayList<>();
+
+        for (int attempt = 0; attempt < 4; attempt++) {
+            shaper.admit("r1");
+            results.add(invocations.process("r1"));
+            shaper.clock.advance(1_000);
+        }
+
+        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.FAILED);
+        RequestRecord failed = shaper.record("r1");
+        assertThat(failed.state()).isEqualTo(RequestState.FAILED);
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.THROTTLED);
+        assertThat(failed.httpStatus()).isEqualTo(429);
+        assertThat(failed.requeues()).isEqualTo(3);
+        assertThat(failed.detail()).contains("429").contains("Too many tokens");
+        assertThat(bedrock.calls()).hasSize(4);
+        assertThat(shaper.queue.depth(MODEL, shaper.now())).isZero();
+        assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
+    }
+
+    @Test
+    void noRequeuesAllowedMeansTheFirstThrottleFails() {
+        admitted("r1", DEADLINE);
+        bedrock.answer("r1", new BedrockOutcome.Throttled("slow down"));
+
+        assertThat(shaper.invocations(bedrock, 0).process("r1")).isEqualTo(Result.FAILED);
+        assertThat(shaper.record("r1").failureReason()).isEqualTo(FailureReason.THROTTLED);
+    }
+
+    @Test
+    void aThrottleAnsweredAfterTheDeadlineIsAnExpiredDeadlineNotARequeue() {
+        admitted("r1", DEADLINE);
+        bedrock.answer("r1", new BedrockOutcome.Throttled("late"));
+        bedrock.duringCall(id -> shaper.clock.set(DEADLINE));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.FAILED);
+
+        RequestRecord failed = shaper.record("r1");
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEADLINE_EXPIRED);
+        assertThat(failed.httpStatus()).isEqualTo(504);
+        assertThat(failed.requeues()).isZero();
+        assertThat(shaper.queue.depth(MODEL, shaper.now())).isZero();
+    }
+
+    @Test
+    void aTransientFailureGoesBackToTheQueueWithoutCountingAsAThrottle() {
+        admitted("r1", DEADLINE);
+        shaper.wakes.clear();
+        bedrock.answer("r1", new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "try later"));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.REQUEUED);
+
+        RequestRecord back = shaper.record("r1");
+        assertThat(back.state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.requeues()).isEqualTo(1);
+        assertThat(back.detail()).isEqualTo(InvocationService.TRANSIENT + "try later");
+        assertThat(shaper.wakes).containsExactly(MODEL);
+        assertThat(shaper.resumed).isEmpty();
+        assertThat(shaper.metrics.events).containsExactly("requeued nova-lite");
+    }
+
+    @Test
+    void aTransientFailureThatKeepsRecurringIsADependencyError() {
+        shaper.enqueue("r1", MODEL, DEADLINE);
+        BedrockOutcome unavailable = new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "try later");
+        bedrock.answer("r1", unavailable, unavailable, unavailable, unavailable);
+        List<Result> results = new ArrayList<>();
+
+        for (int attempt = 0; attempt < 4; attempt++) {
+            shaper.admit("r1");
+            results.add(invocations.process("r1"));
+            shaper.clock.advance(1_000);
+        }
+
+        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.FAILED);
+        RequestRecord failed = shaper.record("r1");
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEPENDENCY_ERROR);
+        assertThat(failed.httpStatus()).isEqualTo(503);
+        assertThat(failed.detail()).isEqualTo("Bedrock answered 503: try later");
+        assertThat(failed.requeues()).isEqualTo(3);
+        assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
+    }
+
+    @Test
+    void aTransientFailureAfterTheDeadlineIsAnExpiredDeadline() {
+        admitted("r1", DEADLINE);
+        bedrock.answer("r1", new BedrockOutcome.Transient(TransientKind.CLIENT_TIMEOUT, 0, "no answer"));
+        bedrock.duringCall(id -> shaper.clock.set(DEADLINE + 1));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.FAILED);
+
+        RequestRecord failed = shaper.record("r1");
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEADLINE_EXPIRED);
+        assertThat(failed.detail()).startsWith("Bedrock answered nothing");
+    }
+
+    @Test
+    void aValidationErrorIsTheCallersInvalidRequest() {
+        admitted("r1", DEADLINE);
+        bedrock.answer("r1", new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "bad role"));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.FAILED);
+
+        RequestRecord failed = shaper.record("r1");
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.INVALID_REQUEST);
+        assertThat(failed.httpStatus()).isEqualTo(400);
+        assertThat(bedrock.calls()).hasSize(1);
+    }
+
+    @Test
+    void aDeploymentFaultIsADependencyError() {
+        admitted("r1", DEADLINE);
+        bedrock.answer("r1", new BedrockOutcome.Rejected(RejectionKind.ACCESS_DENIED, 403, "no"));
+
+        invocations.process("r1");
+
+        assertThat(shaper.record("r1").httpStatus()).isEqualTo(503);
+    }
+
+    @Test
+    void aRequestAdmittedButDeliveredAfterItsDeadlineExpiresWithoutABedrockCall() {
+        admitted("r1", DEADLINE);
+        shaper.clock.set(DEADLINE);
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.EXPIRED);
+
+        RequestRecord expired = shaper.record("r1");
+        assertThat(expired.state()).isEqualTo(RequestState.EXPIRED);
+        assertThat(expired.httpStatus()).isEqualTo(504);
+        assertThat(bedrock.calls()).isEmpty();
+        assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.EXPIRED);
+    }
+
+    @Test
+    void aMissingStoredBodyFailsAsADependencyErrorWithoutABedrockCall() {
+        PayloadRef nowhere = new PayloadRef(PayloadRef.Location.OBJECT, "r1", PayloadKind.REQUEST, "a".repeat(64),
+                10, DEADLINE + 3_600_000);
+        shaper.enqueue(shaper.newRequest("r1", MODEL, DEADLINE).payloadRef(nowhere).build());
+        shaper.admit("r1");
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.FAILED);
+
+        assertThat(shaper.record("r1").failureReason()).isEqualTo(FailureReason.DEPENDENCY_ERROR);
+        assertThat(bedrock.calls()).isEmpty();
+    }
+
+    @Test
+    void whenTheFinalizerEndsTheRequestDuringTheCallItsOutcomeStands() {
+        admitted("r1", DEADLINE);
+        bedrock.duringCall(id -> {
+            shaper.clock.set(DEADLINE + 5_000);
+            shaper.finalizer().finalizeRequest(id, ShaperFixture.TENANT, "States.Timeout", "deadline", shaper.now());
+        });
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.DUPLICATE);
+
+        RequestRecord record = shaper.record("r1");
+        assertThat(record.state()).isEqualTo(RequestState.FAILED);
+        assertThat(record.failureReason()).isEqualTo(FailureReason.DEADLINE_EXPIRED);
+        assertThat(record.resultRef()).isNull();
+        assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
+        assertThat(shaper.usage.totals(MODEL, T0 - 60_000, T0 + 120_000, shaper.now()).settlements())
+                .as("Bedrock charged the call, so its usage is still settled").isEqualTo(1);
+    }
+
+    private void admitted(String requestId, long deadline) {
+        shaper.enqueue(requestId, MODEL, deadline);
+        shaper.admit(requestId);
+    }
+}

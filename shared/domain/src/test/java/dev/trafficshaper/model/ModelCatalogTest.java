@@ -1,0 +1,61 @@
+package dev.trafficshaper.model;
+
+import dev.trafficshaper.quota.Quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class ModelCatalogTest {
+
+    @Test
+    void defaultsServeTheSeedExperimentsModel() {
+        ModelConfig nova = ModelCatalog.defaults().require("nova-lite");
+
+        assertThat(nova.modelId()).isEqualTo("amazon.nova-lite-v1:0");
+        assertThat(nova.quota().tpm()).isEqualTo(4_000_000);
+        assertThat(nova.pacer().targetUtilization()).isEqualTo(0.95);
+        assertThat(ModelCatalog.defaults().require("claude-sonnet").quota().outputBurndown()).isEqualTo(5);
+    }
+
+    @Test
+    void parsesEveryField() {
+        ModelCatalog catalog = ModelCatalog.parse("""
+                {"models": {"m": {"modelId": "x.y", "backend": "invoke-model",
+                  "quotas": {"tpm": 100, "rpm": 10, "inputTpm": 80, "outputTpm": 20, "outputBurndown": 3},
+                  "maxTokens": 50, "maxInputTokens": 60, "targetUtilization": 0.9, "shards": 2,
+                  "defaultDeadlineSeconds": 10, "maxDeadlineSeconds": 20,
+                  "lanes": {"interactiveReserve": 0.2, "bulkCap": 0.6}, "tenantCaps": {"t1": 0.5}}}}
+                """);
+
+        ModelConfig m = catalog.require("m");
+        assertThat(m.backend()).isEqualTo(Backend.INVOKE_MODEL);
+        assertThat(m.quota()).isEqualTo(new Quota(100, 10, 80, 20, 3));
+        assertThat(m.pacer().bulkShareUnderContention()).isEqualTo(0.6);
+        assertThat(m.pacer().tenantCaps()).containsEntry("t1", 0.5);
+        assertThat(m.shards()).isEqualTo(2);
+    }
+
+    @Test
+    void reportsEveryProblemWithItsPath() {
+        assertThatThrownBy(() -> ModelCatalog.parse("""
+                {"models": {"m": {"quotas": {"tpm": -1}, "shards": 0, "targetUtilization": 1.5, "colour": "red"}}}
+                """))
+                .isInstanceOfSatisfying(InvalidModelsFileException.class, e -> assertThat(e.problems()).contains(
+                        "models.m.modelId: required",
+                        "models.m.quotas.tpm: must be an integer >= 0, was -1",
+                        "models.m.shards: must be an integer >= 1, was 0",
+                        "models.m.targetUtilization: must be a number in (0, 1], was 1.5")
+                        .anyMatch(p -> p.startsWith("models.m.colour: unknown field")));
+    }
+
+    @Test
+    void rejectsAnUnknownFallbackAndBrokenJson() {
+        assertThatThrownBy(() -> ModelCatalog.parse("""
+                {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "fallback": "nope"}}}
+                """)).hasMessageContaining("models.m.fallback: unknown model 'nope'");
+        assertThatThrownBy(() -> ModelCatalog.parse("{\"models\": ")).hasMessageContaining("not valid JSON");
+        assertThatThrownBy(() -> ModelCatalog.parse("{}")).hasMessageContaining("at least one model");
+    }
+}

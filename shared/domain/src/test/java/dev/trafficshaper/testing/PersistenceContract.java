@@ -1,0 +1,640 @@
+package dev.trafficshaper.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.trafficshaper.lease.Lease;
+import dev.trafficshaper.lease.LeaseAttempt;
+import dev.trafficshaper.lease.LeaseLostException;
+import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.pacing.Lane;
+import dev.trafficshaper.pacing.PacerSettings;
+import dev.trafficshaper.payload.InvalidPayloadException;
+import dev.trafficshaper.payload.Payload;
+import dev.trafficshaper.payload.PayloadKind;
+import dev.trafficshaper.payload.PayloadPolicy;
+import dev.trafficshaper.payload.PayloadRef;
+import dev.trafficshaper.queue.AdmitResult;
+import dev.trafficshaper.queue.EnqueueResult;
+import dev.trafficshaper.queue.QueueHeads;
+import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.queue.ShardPicker;
+import dev.trafficshaper.request.FailureReason;
+import dev.trafficshaper.request.NewRequest;
+import dev.trafficshaper.request.RequestEvent;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.TransitionResult;
+import dev.trafficshaper.usage.Settlement;
+import dev.trafficshaper.usage.UsageSharding;
+import dev.trafficshaper.usage.UsageTotals;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every persistence backend must have. One subclass per backend; a test that passes
+ * on one and fails on the other is a disagreement between adapters, i.e. a bug. Time is a plain
+ * number advanced by the tests.
+ */
+public abstract class PersistenceContract {
+
+    protected static final String MODEL = "model-a";
+    protected static final int SHARDS = 4;
+    protected static final long T0 = 1_700_000_000_000L;
+    protected static final long DEADLINE = T0 + 600_000;
+    protected static final PayloadPolicy POLICY = new PayloadPolicy(PayloadPolicy.DEFAULT_INLINE_MAX_BYTES,
+            1024 * 1024);
+    protected static final UsageSharding SHARDING = new UsageSharding(4, 60_000, 3_600_000);
+    protected static final ModelCatalog CATALOG = ModelCatalog.of(List.of(
+            new ModelConfig(MODEL, "amazon.nova-lite-v1:0", Backend.CONVERSE, Quota.tokensPerMinute(4_000_000),
+                    10_000, 300_000, PacerSettings.defaults(), SHARDS, 900, 3_600, null)));
+
+    protected Persistence store;
+    private ExecutorService pool;
+
+    /** A fresh, empty backend with the given catalog, policy and sharding. */
+    protected abstract Persistence newBackend(ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
+                                              ShardPicker picker);
+
+    @BeforeEach
+    void setUp() {
+        store = newBackend(CATALOG, POLICY, SHARDING, ShardPicker.startingAt(0));
+        pool = Executors.newFixedThreadPool(8);
+    }
+
+    @AfterEach
+    void tearDown() {
+        pool.shutdownNow();
+    }
+
+    // ---- enqueue
+
+    @Test
+    void enqueueStoresAQueuedRecordAndOneQueueItem() {
+        EnqueueResult result = store.queue().enqueue(request("r1", Lane.INTERACTIVE, DEADLINE), T0);
+
+        assertThat(result.created()).isTrue();
+        RequestRecord record = store.requests().find("r1", T0 + 1).orElseThrow();
+        assertThat(record).isEqualTo(result.record());
+        assertThat(record.state()).isEqualTo(RequestState.QUEUED);
+        assertThat(record.enqueuedAtMillis()).isEqualTo(T0);
+        assertThat(record.httpStatus()).isEqualTo(202);
+        assertThat(record.expiresAtMillis() % 1000).isZero();
+        assertThat(store.queue().heads(MODEL, Lane.INTERACTIVE, 10, T0 + 1).work())
+                .containsExactly(QueueItem.of(record));
+    }
+
+    @Test
+    void enqueueingTheSameIdTwiceReturnsTheFirstRequest() {
+        RequestRecord first = store.queue().enqueue(request("dup", Lane.INTERACTIVE, DEADLINE), T0).record();
+
+        EnqueueResult second = store.queue().enqueue(request("dup", Lane.BULK, DEADLINE + 5), T0 + 1_000);
+
+        assertThat(second.created()).isFalse();
+        assertThat(second.record()).isEqualTo(first);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 2_000).work()).hasSize(1);
+        assertThat(store.queue().depth(MODEL, T0 + 2_000)).isEqualTo(1);
+    }
+
+    @Test
+    void concurrentEnqueuesOfOneIdStoreOneRequestAndOneQueueItem() throws Exception {
+        List<Callable<EnqueueResult>> calls = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            long now = T0 + i;
+            calls.add(() -> store.queue().enqueue(request("same", Lane.INTERACTIVE, DEADLINE), now));
+        }
+        List<EnqueueResult> results = new ArrayList<>();
+        for (Future<EnqueueResult> f : pool.invokeAll(calls)) {
+            results.add(f.get());
+        }
+
+        assertThat(results).filteredOn(EnqueueResult::created).hasSize(1);
+        RequestRecord winner = results.stream().filter(EnqueueResult::created).findFirst().orElseThrow().record();
+        assertThat(results).extracting(EnqueueResult::record).containsOnly(winner);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 100).work()).hasSize(1);
+    }
+
+    @Test
+    void enqueueForAnUnknownModelFailsAndStoresNothing() {
+        NewRequest unknown = NewRequest.builder().requestId("x").tenant("t").modelKey("nope")
+                .deadlineMillis(DEADLINE).estimate(TokenUsage.of(1, 1)).payloadRef(ref("x")).build();
+
+        assertThatThrownBy(() -> store.queue().enqueue(unknown, T0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nope");
+        assertThat(store.requests().find("x", T0)).isEmpty();
+    }
+
+    @Test
+    void enqueueSpreadsItemsEvenlyOverTheModelsShards() {
+        for (int i = 0; i < 40; i++) {
+            store.queue().enqueue(request("s" + i, Lane.BULK, DEADLINE), T0 + i);
+        }
+
+        Map<Integer, Long> perShard = store.queue().heads(MODEL, Lane.BULK, 100, T0 + 100).work().stream()
+                .collect(Collectors.groupingBy(QueueItem::shard, Collectors.counting()));
+        assertThat(perShard).containsOnlyKeys(0, 1, 2, 3).allSatisfy((shard, count) -> assertThat(count)
+                .isEqualTo(10L));
+    }
+
+    @Test
+    void aRequestPastItsRetentionIsGoneAndItsIdCanBeReused() {
+        RequestRecord old = store.queue().enqueue(request("old", Lane.BULK, T0 + 1_000), T0).record();
+        long after = old.expiresAtMillis();
+
+        assertThat(store.requests().find("old", after - 1)).isPresent();
+        assertThat(store.requests().find("old", after)).isEmpty();
+        assertThat(store.queue().enqueue(request("old", Lane.BULK, after + 60_000), after).created()).isTrue();
+    }
+
+    // ---- heads
+
+    @Test
+    void headsListInteractiveBeforeBulkAndOldestFirstAcrossShards() {
+        store.queue().enqueue(request("b-old", Lane.BULK, DEADLINE), T0);
+        store.queue().enqueue(request("i-new", Lane.INTERACTIVE, DEADLINE), T0 + 30);
+        store.queue().enqueue(request("b-new", Lane.BULK, DEADLINE), T0 + 20);
+        store.queue().enqueue(request("i-old", Lane.INTERACTIVE, DEADLINE), T0 + 10);
+        store.queue().enqueue(request("i-mid", Lane.INTERACTIVE, DEADLINE), T0 + 15);
+
+        QueueHeads heads = store.queue().heads(MODEL, 10, T0 + 100);
+
+        assertThat(heads.work()).extracting(QueueItem::requestId)
+                .containsExactly("i-old", "i-mid", "i-new", "b-old", "b-new");
+        assertThat(store.queue().heads(MODEL, Lane.INTERACTIVE, 2, T0 + 100).work())
+                .extracting(QueueItem::requestId).containsExactly("i-old", "i-mid");
+    }
+
+    @Test
+    void itemsPastTheirDeadlineAreNeverWorkButAreReportedAsOverdue() {
+        store.queue().enqueue(request("late", Lane.INTERACTIVE, T0 + 1_000), T0);
+        store.queue().enqueue(request("fine", Lane.INTERACTIVE, DEADLINE), T0 + 5);
+
+        QueueHeads heads = store.queue().heads(MODEL, Lane.INTERACTIVE, 10, T0 + 1_000);
+
+        assertThat(heads.work()).extracting(QueueItem::requestId).containsExactly("fine");
+        assertThat(heads.overdue()).extracting(QueueItem::requestId).containsExactly("late");
+        assertThat(store.queue().depth(MODEL, T0 + 1_000)).isEqualTo(1);
+    }
+
+    @Test
+    void headsStopAtTheLimitAndReportOnlyOverdueItemsAheadOfTheLastOne() {
+        for (int i = 0; i < 12; i++) {
+            long deadline = i % 3 == 0 ? T0 + 500 : DEADLINE;
+            store.queue().enqueue(request("h" + (100 + i), Lane.BULK, deadline), T0 + i);
+        }
+
+        QueueHeads heads = store.queue().heads(MODEL, Lane.BULK, 4, T0 + 1_000);
+
+        assertThat(heads.work()).extracting(QueueItem::requestId).containsExactly("h101", "h102", "h104", "h105");
+        assertThat(heads.overdue()).extracting(QueueItem::requestId).containsExactly("h100", "h103");
+    }
+
+    // ---- lifecycle
+
+    @Test
+    void aRequestGoesQueuedAdmittedInvokingSucceeded() {
+        store.queue().enqueue(request("life", Lane.INTERACTIVE, DEADLINE), T0);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        QueueItem head = store.queue().heads(MODEL, 1, T0 + 10).work().get(0);
+
+        AdmitResult admit = store.queue().admit(lease, List.of(head), T0 + 20);
+        TransitionResult invoking = store.requests().transition("life", new RequestEvent.StartInvoking(), T0 + 30);
+        PayloadRef result = store.payloads().put("life", PayloadKind.RESULT, Payload.json("{\"output\":1}"),
+                DEADLINE);
+        TransitionResult done = store.requests().transition("life",
+                new RequestEvent.Succeed(TokenUsage.of(100, 20), result), T0 + 40);
+
+        assertThat(admit.admitted()).containsExactly(head);
+        assertThat(admit.refused()).isEmpty();
+        assertThat(invoking.applied()).isTrue();
+        assertThat(done.applied()).isTrue();
+        RequestRecord record = store.requests().find("life", T0 + 50).orElseThrow();
+        assertThat(record).isEqualTo(done.record());
+        assertThat(record.state()).isEqualTo(RequestState.SUCCEEDED);
+        assertThat(record.httpStatus()).isEqualTo(200);
+        assertThat(record.admittedAtMillis()).isEqualTo(T0 + 20);
+        assertThat(record.fencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(record.startedAtMillis()).isEqualTo(T0 + 30);
+        assertThat(record.finishedAtMillis()).isEqualTo(T0 + 40);
+        assertThat(record.updatedAtMillis()).isEqualTo(T0 + 40);
+        assertThat(record.actualUsage()).isEqualTo(TokenUsage.of(100, 20));
+        assertThat(record.resultRef()).isEqualTo(result);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 50).work()).isEmpty();
+    }
+
+    @Test
+    void aThrottledRequestGoesBackToItsPlaceInTheQueueOnce() {
+        store.queue().enqueue(request("first", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("second", Lane.INTERACTIVE, DEADLINE), T0 + 1);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        QueueItem head = store.queue().heads(MODEL, 1, T0 + 10).work().get(0);
+        store.queue().admit(lease, List.of(head), T0 + 20);
+        RequestRecord invoking = store.requests().transition("first", new RequestEvent.StartInvoking(), T0 + 30)
+                .record();
+
+        RequestEvent.Requeue requeue = new RequestEvent.Requeue(1, "bedrock throttled");
+        TransitionResult back = store.queue().requeue(invoking, requeue, T0 + 40);
+        TransitionResult again = store.queue().requeue(invoking, requeue, T0 + 41);
+
+        assertThat(back.applied()).isTrue();
+        assertThat(back.record().state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.record().requeues()).isEqualTo(1);
+        assertThat(store.requests().find("first", T0 + 50).orElseThrow()).isEqualTo(back.record());
+        assertThat(again.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 50).work()).extracting(QueueItem::requestId)
+                .containsExactly("first", "second");
+        assertThat(store.queue().depth(MODEL, T0 + 50)).isEqualTo(2);
+    }
+
+    @Test
+    void aTenantIsTheCallersIamPrincipalArnAndIsStoredAsGiven() {
+        String tenant = "arn:aws:sts::123456789012:assumed-role/app-role/session-1";
+        NewRequest request = NewRequest.builder().requestId("iam").tenant(tenant).modelKey(MODEL)
+                .lane(Lane.INTERACTIVE).deadlineMillis(DEADLINE).estimate(TokenUsage.of(10, 10)).payloadRef(ref("iam"))
+                .build();
+
+        store.queue().enqueue(request, T0);
+
+        assertThat(store.requests().find("iam", T0 + 1).orElseThrow().tenant()).isEqualTo(tenant);
+        assertThat(store.queue().heads(MODEL, 1, T0 + 1).work().get(0).tenant()).isEqualTo(tenant);
+    }
+
+    @Test
+    void aPendingRequestTakesANewTaskTokenAndAnEndedOneRefusesIt() {
+        store.queue().enqueue(request("token", Lane.INTERACTIVE, DEADLINE), T0);
+
+        TransitionResult replaced = store.requests().replaceTaskToken("token", "retried-token", T0 + 1);
+        store.requests().transition("token", RequestEvent.Fail.of(FailureReason.DEPENDENCY_ERROR, "x"), T0 + 2);
+        TransitionResult late = store.requests().replaceTaskToken("token", "too-late", T0 + 3);
+
+        assertThat(replaced.applied()).isTrue();
+        assertThat(replaced.record().taskToken()).isEqualTo("retried-token");
+        assertThat(replaced.record().state()).isEqualTo(RequestState.QUEUED);
+        assertThat(late.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(late.record().taskToken()).isEqualTo("retried-token");
+        assertThat(store.requests().replaceTaskToken("never-stored", "t", T0).outcome())
+                .isEqualTo(TransitionResult.Outcome.UNKNOWN_REQUEST);
+    }
+
+    @Test
+    void findAllReturnsTheLiveRecordsOfTheKnownIds() {
+        for (int i = 0; i < 101; i++) {
+            store.queue().enqueue(request("many-" + i, Lane.BULK, DEADLINE), T0);
+        }
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 101; i++) {
+            ids.add("many-" + i);
+        }
+        ids.add("never-stored");
+
+        Map<String, RequestRecord> found = store.requests().findAll(ids, T0 + 1);
+
+        assertThat(found).hasSize(101);
+        assertThat(found.get("many-100").state()).isEqualTo(RequestState.QUEUED);
+        assertThat(found).doesNotContainKey("never-stored");
+    }
+
+    @Test
+    void aThrottledRequestPastItsDeadlineIsNotRequeued() {
+        store.queue().enqueue(request("late", Lane.INTERACTIVE, T0 + 100), T0);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        store.queue().admit(lease, store.queue().heads(MODEL, 1, T0 + 10).work(), T0 + 20);
+        RequestRecord invoking = store.requests().transition("late", new RequestEvent.StartInvoking(), T0 + 30)
+                .record();
+
+        TransitionResult result = store.queue().requeue(invoking, new RequestEvent.Requeue(1, "throttled"), T0 + 100);
+
+        assertThat(result.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(result.record()).isEqualTo(invoking);
+        assertThat(store.queue().depth(MODEL, T0 + 50)).isZero();
+    }
+
+    @Test
+    void aTransitionFromTheWrongStateIsRefusedWithTheCurrentRecord() {
+        RequestRecord queued = store.queue().enqueue(request("wrong", Lane.INTERACTIVE, DEADLINE), T0).record();
+
+        TransitionResult result = store.requests().transition("wrong", new RequestEvent.StartInvoking(), T0 + 1);
+
+        assertThat(result.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(result.record()).isEqualTo(queued);
+    }
+
+    @Test
+    void aTerminalStateNeverChanges() {
+        store.queue().enqueue(request("term", Lane.INTERACTIVE, DEADLINE), T0);
+        RequestRecord failed = store.requests().transition("term",
+                RequestEvent.Fail.of(FailureReason.DEPENDENCY_ERROR, "bedrock 503"), T0 + 1).record();
+
+        List<RequestEvent> attempts = List.of(new RequestEvent.StartInvoking(),
+                new RequestEvent.Succeed(TokenUsage.of(1, 1), ref("term")),
+                RequestEvent.Fail.of(FailureReason.THROTTLED, "again"), new RequestEvent.Expire(),
+                new RequestEvent.Reject(FailureReason.THROTTLED, "late"));
+        for (RequestEvent event : attempts) {
+            TransitionResult result = store.requests().transition("term", event, T0 + 2);
+            assertThat(result.outcome()).as(event.toString()).isEqualTo(TransitionResult.Outcome.REFUSED);
+            assertThat(result.record()).isEqualTo(failed);
+        }
+        assertThat(failed.state()).isEqualTo(RequestState.FAILED);
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEPENDENCY_ERROR);
+        assertThat(failed.detail()).isEqualTo("bedrock 503");
+        assertThat(failed.httpStatus()).isEqualTo(503);
+        assertThat(store.requests().find("term", T0 + 3)).contains(failed);
+    }
+
+    @Test
+    void theLoserOfARaceLearnsTheWinnersOutcome() throws Exception {
+        store.queue().enqueue(request("race", Lane.INTERACTIVE, DEADLINE), T0);
+        List<Callable<TransitionResult>> racers = List.of(
+                () -> store.requests().transition("race", new RequestEvent.Expire(), T0 + 1),
+                () -> store.requests().transition("race",
+                        new RequestEvent.Reject(FailureReason.THROTTLED, "cannot meet deadline"), T0 + 1));
+
+        List<TransitionResult> results = new ArrayList<>();
+        for (Future<TransitionResult> f : pool.invokeAll(racers)) {
+            results.add(f.get());
+        }
+
+        assertThat(results).filteredOn(TransitionResult::applied).hasSize(1);
+        TransitionResult winner = results.stream().filter(TransitionResult::applied).findFirst().orElseThrow();
+        TransitionResult loser = results.stream().filter(r -> !r.applied()).findFirst().orElseThrow();
+        assertThat(loser.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(loser.record()).isEqualTo(winner.record());
+    }
+
+    @Test
+    void aTransitionOfAnUnknownRequestSaysSo() {
+        TransitionResult result = store.requests().transition("ghost", new RequestEvent.Expire(), T0);
+
+        assertThat(result.outcome()).isEqualTo(TransitionResult.Outcome.UNKNOWN_REQUEST);
+        assertThat(result.requestId()).isEqualTo("ghost");
+    }
+
+    @Test
+    void admissionOnlyGoesThroughTheFencedQueue() {
+        store.queue().enqueue(request("direct", Lane.INTERACTIVE, DEADLINE), T0);
+
+        assertThatThrownBy(() -> store.requests().transition("direct", new RequestEvent.Admit(1), T0 + 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.requests().find("direct", T0 + 1).orElseThrow().state()).isEqualTo(RequestState.QUEUED);
+    }
+
+    @Test
+    void admittingAnItemPastItsDeadlineIsRefusedAndExpiringItRemovesIt() {
+        store.queue().enqueue(request("slow", Lane.INTERACTIVE, T0 + 100), T0);
+        QueueItem item = store.queue().heads(MODEL, 1, T0 + 50).work().get(0);
+        Lease lease = acquire("drainer-1", T0 + 150);
+
+        AdmitResult admit = store.queue().admit(lease, List.of(item), T0 + 150);
+
+        assertThat(admit.admitted()).isEmpty();
+        assertThat(admit.refused()).singleElement().satisfies(r -> assertThat(r.state()).isEqualTo(RequestState.QUEUED));
+        assertThat(store.queue().heads(MODEL, 1, T0 + 150).overdue()).containsExactly(item);
+
+        TransitionResult expired = store.queue().expire(item, T0 + 160);
+
+        assertThat(expired.applied()).isTrue();
+        assertThat(expired.record().state()).isEqualTo(RequestState.EXPIRED);
+        assertThat(expired.record().failureReason()).isEqualTo(FailureReason.DEADLINE_EXPIRED);
+        assertThat(expired.record().httpStatus()).isEqualTo(504);
+        QueueHeads after = store.queue().heads(MODEL, 1, T0 + 170);
+        assertThat(after.work()).isEmpty();
+        assertThat(after.overdue()).isEmpty();
+    }
+
+    @Test
+    void admittingARequestThatLeftTheQueueRemovesItsLeftoverItem() {
+        store.queue().enqueue(request("gone", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("next", Lane.INTERACTIVE, DEADLINE), T0 + 1);
+        List<QueueItem> heads = store.queue().heads(MODEL, 10, T0 + 2).work();
+        store.requests().transition("gone", new RequestEvent.Reject(FailureReason.THROTTLED, "eta"), T0 + 3);
+        Lease lease = acquire("drainer-1", T0 + 4);
+
+        AdmitResult admit = store.queue().admit(lease, heads, T0 + 5);
+
+        assertThat(admit.admitted()).extracting(QueueItem::requestId).containsExactly("next");
+        assertThat(admit.refused()).singleElement().satisfies(r -> {
+            assertThat(r.requestId()).isEqualTo("gone");
+            assertThat(r.state()).isEqualTo(RequestState.REJECTED);
+        });
+        assertThat(store.queue().heads(MODEL, 10, T0 + 6).work()).isEmpty();
+        assertThat(store.queue().heads(MODEL, 10, T0 + 6).overdue()).isEmpty();
+    }
+
+    @Test
+    void admissionHandlesBatchesLargerThanOneTransaction() {
+        for (int i = 0; i < 60; i++) {
+            store.queue().enqueue(request("batch" + i, Lane.BULK, DEADLINE), T0 + i);
+        }
+        Lease lease = acquire("drainer-1", T0 + 100);
+        List<QueueItem> heads = store.queue().heads(MODEL, Lane.BULK, 60, T0 + 100).work();
+
+        AdmitResult admit = store.queue().admit(lease, heads, T0 + 101);
+
+        assertThat(admit.admitted()).hasSize(60);
+        assertThat(store.queue().depth(MODEL, T0 + 102)).isZero();
+        assertThat(store.requests().find("batch59", T0 + 102).orElseThrow().state())
+                .isEqualTo(RequestState.ADMITTED);
+    }
+
+    // ---- leases
+
+    @Test
+    void aLeaseIsGrantedToOneHolderAndTheOtherLearnsWhoHoldsIt() {
+        LeaseAttempt first = store.leases().acquire(MODEL, "a", 30_000, T0);
+        LeaseAttempt second = store.leases().acquire(MODEL, "b", 30_000, T0 + 1);
+
+        assertThat(first.granted()).isTrue();
+        assertThat(first.lease()).isEqualTo(new Lease(MODEL, "a", 1, T0 + 30_000));
+        assertThat(second.granted()).isFalse();
+        assertThat(second.lease()).isEqualTo(first.lease());
+        assertThat(store.leases().current(MODEL, T0 + 2)).contains(first.lease());
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverWithAHigherFencingToken() {
+        Lease first = store.leases().acquire(MODEL, "a", 1_000, T0).lease();
+
+        LeaseAttempt takeover = store.leases().acquire(MODEL, "b", 1_000, T0 + 1_000);
+
+        assertThat(takeover.granted()).isTrue();
+        assertThat(takeover.lease().fencingToken()).isEqualTo(first.fencingToken() + 1);
+        assertThat(store.leases().renew(first, 1_000, T0 + 1_001)).isEmpty();
+        assertThat(store.leases().release(first, T0 + 1_001)).isFalse();
+        assertThat(store.leases().current(MODEL, T0 + 1_001)).contains(takeover.lease());
+    }
+
+    @Test
+    void renewalExtendsOnlyALeaseThatIsStillHeld() {
+        Lease lease = store.leases().acquire(MODEL, "a", 1_000, T0).lease();
+
+        Lease renewed = store.leases().renew(lease, 5_000, T0 + 900).orElseThrow();
+
+        assertThat(renewed).isEqualTo(new Lease(MODEL, "a", lease.fencingToken(), T0 + 5_900));
+        assertThat(store.leases().acquire(MODEL, "b", 1_000, T0 + 2_000).granted()).isFalse();
+        assertThat(store.leases().renew(renewed, 1_000, T0 + 5_900)).isEmpty();
+    }
+
+    @Test
+    void releaseHandsTheLeaseToASuccessorAndTheTokenKeepsCounting() {
+        Lease first = store.leases().acquire(MODEL, "a", 60_000, T0).lease();
+
+        assertThat(store.leases().release(first, T0 + 10)).isTrue();
+        assertThat(store.leases().current(MODEL, T0 + 10)).isEmpty();
+        Lease successor = store.leases().acquire(MODEL, "b", 60_000, T0 + 10).lease();
+
+        assertThat(successor.fencingToken()).isEqualTo(2);
+        assertThat(store.leases().holds(successor, T0 + 11)).isTrue();
+        assertThat(store.leases().holds(first, T0 + 11)).isFalse();
+    }
+
+    @Test
+    void aStaleHoldersAdmissionIsRejectedAndChangesNothing() {
+        store.queue().enqueue(request("fenced", Lane.INTERACTIVE, DEADLINE), T0);
+        Lease stale = store.leases().acquire(MODEL, "a", 1_000, T0).lease();
+        Lease current = store.leases().acquire(MODEL, "b", 60_000, T0 + 1_000).lease();
+        List<QueueItem> heads = store.queue().heads(MODEL, 10, T0 + 1_001).work();
+
+        assertThatThrownBy(() -> store.queue().admit(stale, heads, T0 + 1_001))
+                .isInstanceOf(LeaseLostException.class);
+
+        assertThat(store.requests().find("fenced", T0 + 1_002).orElseThrow().state())
+                .isEqualTo(RequestState.QUEUED);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 1_002).work()).isEqualTo(heads);
+        assertThat(store.queue().admit(current, heads, T0 + 1_003).admitted()).isEqualTo(heads);
+    }
+
+    // ---- usage
+
+    @Test
+    void aSettlementIsRecordedOnceAndSummedByBucket() {
+        assertThat(store.usage().record(settlement("u1", T0, 100, 10), T0 + 1)).isTrue();
+        assertThat(store.usage().record(settlement("u1", T0, 100, 10), T0 + 2)).isFalse();
+        assertThat(store.usage().record(settlement("u2", T0 + 5_000, 50, 5), T0 + 6_000)).isTrue();
+        assertThat(store.usage().record(settlement("u3", T0 + 120_000, 7, 7), T0 + 121_000)).isTrue();
+
+        long bucket = SHARDING.bucketStart(T0);
+        UsageTotals firstMinute = store.usage().totals(MODEL, bucket, bucket + 60_000, T0 + 200_000);
+        UsageTotals all = store.usage().totals(MODEL, bucket, bucket + 180_000, T0 + 200_000);
+
+        assertThat(firstMinute.settlements()).isEqualTo(2);
+        assertThat(firstMinute.usage()).isEqualTo(TokenUsage.of(150, 15));
+        assertThat(firstMinute.charge()).isEqualTo(new Charge(2, 165, 150, 15));
+        assertThat(all.settlements()).isEqualTo(3);
+        assertThat(store.usage().totals("other", bucket, bucket + 180_000, T0 + 200_000)).isEqualTo(UsageTotals.NONE);
+    }
+
+    @Test
+    void settlementsPastTheirRetentionNoLongerCount() {
+        store.usage().record(settlement("u1", T0, 100, 10), T0 + 1);
+        long bucket = SHARDING.bucketStart(T0);
+        long expiry = SHARDING.expiresAt(T0);
+
+        assertThat(store.usage().totals(MODEL, bucket, bucket + 60_000, expiry - 1).settlements()).isEqualTo(1);
+        assertThat(store.usage().totals(MODEL, bucket, bucket + 60_000, expiry).settlements()).isZero();
+    }
+
+    // ---- payloads
+
+    @Test
+    void aSmallPayloadIsStoredInlineAndReadBackExactly() {
+        Payload body = Payload.json("{\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"héllo\"}]}]}");
+
+        PayloadRef ref = store.payloads().put("p1", PayloadKind.REQUEST, body, DEADLINE);
+
+        assertThat(ref.location()).isEqualTo(PayloadRef.Location.INLINE);
+        assertThat(ref.sizeBytes()).isEqualTo(body.size());
+        assertThat(store.payloads().get(ref, T0)).contains(body);
+        assertThat(store.payloads().put("p1", PayloadKind.REQUEST, body, DEADLINE)).isEqualTo(ref);
+    }
+
+    @Test
+    void aPayloadOverTheItemLimitGoesToObjectStorageUntruncated() {
+        Payload body = Payload.json(jsonOfSize(600 * 1024));
+
+        PayloadRef ref = store.payloads().put("p2", PayloadKind.RESULT, body, DEADLINE);
+
+        assertThat(ref.location()).isEqualTo(PayloadRef.Location.OBJECT);
+        Payload read = store.payloads().get(ref, T0).orElseThrow();
+        assertThat(read).isEqualTo(body);
+        assertThat(read.size()).isEqualTo(600 * 1024);
+    }
+
+    @Test
+    void anOversizePayloadIsRefusedAndNothingIsWritten() {
+        Payload body = Payload.json(jsonOfSize(POLICY.maxBytes() + 1));
+        PayloadRef wouldBe = new PayloadRef(PayloadRef.Location.OBJECT, "p3", PayloadKind.REQUEST, body.sha256(),
+                body.size(), RequestRecord.ceilToSecond(DEADLINE));
+
+        assertThatThrownBy(() -> store.payloads().put("p3", PayloadKind.REQUEST, body, DEADLINE))
+                .isInstanceOf(InvalidPayloadException.class).hasMessageContaining("over the limit");
+        assertThat(store.payloads().get(wouldBe, T0)).isEmpty();
+    }
+
+    @Test
+    void malformedJsonIsRefusedWithWhereItBroke() {
+        assertThatThrownBy(() -> Payload.json("{\"messages\": [}")).isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("not valid JSON").hasMessageContaining("line 1");
+        assertThatThrownBy(() -> Payload.json("[1, 2]")).isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("must be a JSON object");
+        assertThatThrownBy(() -> Payload.json("{} {}")).isInstanceOf(InvalidPayloadException.class)
+                .hasMessageContaining("after the JSON object");
+    }
+
+    @Test
+    void anExpiredPayloadIsNoLongerServed() {
+        Payload body = Payload.json("{\"a\":1}");
+        PayloadRef ref = store.payloads().put("p4", PayloadKind.REQUEST, body, T0 + 10_000);
+
+        assertThat(store.payloads().get(ref, T0 + 9_999)).contains(body);
+        assertThat(store.payloads().get(ref, T0 + 10_000)).isEmpty();
+    }
+
+    // ---- helpers
+
+    protected Lease acquire(String owner, long now) {
+        LeaseAttempt attempt = store.leases().acquire(MODEL, owner, 60_000, now);
+        assertThat(attempt.granted()).as("lease granted to " + owner).isTrue();
+        return attempt.lease();
+    }
+
+    protected static NewRequest request(String id, Lane lane, long deadline) {
+        return NewRequest.builder().requestId(id).tenant("tenant-1").modelKey(MODEL).lane(lane)
+                .deadlineMillis(deadline).estimate(TokenUsage.of(1_000, 500)).payloadRef(ref(id))
+                .taskToken("token-" + id).build();
+    }
+
+    protected static PayloadRef ref(String id) {
+        return new PayloadRef(PayloadRef.Location.INLINE, id, PayloadKind.REQUEST, "0".repeat(64), 2,
+                RequestRecord.ceilToSecond(DEADLINE + NewRequest.DEFAULT_RETENTION_MILLIS));
+    }
+
+    private static Settlement settlement(String id, long startedAt, long input, long output) {
+        TokenUsage usage = TokenUsage.of(input, output);
+        return new Settlement(MODEL, id, "tenant-1", startedAt, usage,
+                Charge.settlement(Quota.tokensPerMinute(1_000_000), usage));
+    }
+
+    static String jsonOfSize(int bytes) {
+        String head = "{\"text\":\"";
+        String tail = "\"}";
+        return head + IntStream.range(0, bytes - head.length() - tail.length())
+                .mapToObj(i -> String.valueOf((char) ('a' + i % 26))).collect(Collectors.joining()) + tail;
+    }
+
+}
