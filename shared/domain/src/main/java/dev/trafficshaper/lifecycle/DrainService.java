@@ -7,30 +7,21 @@ import dev.trafficshaper.lease.LeaseLostException;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Admission;
-import dev.trafficshaper.pacing.Candidate;
-import dev.trafficshaper.pacing.Decision;
-import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.pacing.Pacer;
-import dev.trafficshaper.pacing.PacerSnapshot;
 import dev.trafficshaper.queue.AdmitResult;
-import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
-import dev.trafficshaper.request.RequestRecord;
-import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.request.TransitionResult;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
  * The Queue Processor: while it holds a model's lease, reads the queue heads, lets the pacer pick
- * what may go and when, marks each pick ADMITTED (fenced by the lease) and dispatches it to the
- * Bedrock Processor. It watches what it dispatched: a settled request books its actual usage in
- * the pacer, a request that came back to the queue was throttled and lowers the pacer's target.
+ * what may go and when, marks the picks ADMITTED in fenced batches and dispatches each to the
+ * Bedrock Processor at its slot. It watches what it dispatched: a settled request books its actual
+ * usage in the pacer, a request that came back to the queue was throttled and lowers the pacer's
+ * target. The decisions are {@link DrainerCore}'s (pure, clock-free); this class is the I/O loop
+ * around it and the lease's lifetime (acquire, re-acquire after a racing enqueue, wake a successor).
  *
  * <p>Load states: <b>draining</b> (heads present; admit or sleep until the pacer's next slot);
  * <b>settling</b> (queue empty, dispatched requests still running: stay to learn their usage and
@@ -106,221 +97,135 @@ public final class DrainService {
         if (stopped.equals("time limit") && hasWork(modelKey, clock.nowMillis())) {
             wake.wake(modelKey);
         }
-        return new Report(modelKey, true, session.admitted, session.expired, session.throttled, session.settled,
-                stopped);
+        return new Report(modelKey, true, session.admitted(), session.expired(), session.throttled(),
+                session.settled(), stopped);
     }
 
     private boolean hasWork(String modelKey, long now) {
         return !queue.heads(modelKey, 1, now).work().isEmpty();
     }
 
-    private record InFlight(Admission admission, QueueItem item) {
-    }
-
-    /** One lease's worth of draining; counters carry over when the lease is re-acquired after idle. */
+    /**
+     * One lease's worth of draining: the I/O loop around a {@link DrainerCore}. Each step the core
+     * asks for is one port call (or one per dispatched request); the result goes straight back to
+     * the core. Counters carry over when the lease is re-acquired after idle.
+     */
     private final class Session {
         private final ModelConfig model;
         private final Lease lease;
         private final Pacer pacer;
-        private final Map<String, InFlight> inFlight = new LinkedHashMap<>();
-        private final Map<String, QueueItem> heads = new LinkedHashMap<>();
-        private long nextRenew;
-        private long nextHeads;
-        private long nextPoll;
-        private long nextStatus;
-        private long nextDepth;
-        private long depth;
-        private int admitted;
-        private int expired;
-        private int throttled;
-        private int settled;
+        private final int carriedAdmitted;
+        private final int carriedExpired;
+        private final int carriedThrottled;
+        private final int carriedSettled;
+        private DrainerCore core;
 
         Session(ModelConfig model, Lease lease, Pacer pacer, Session previous) {
             this.model = model;
             this.lease = lease;
             this.pacer = pacer;
-            if (previous != null) {
-                admitted = previous.admitted;
-                expired = previous.expired;
-                throttled = previous.throttled;
-                settled = previous.settled;
-            }
+            carriedAdmitted = previous == null ? 0 : previous.admitted();
+            carriedExpired = previous == null ? 0 : previous.expired();
+            carriedThrottled = previous == null ? 0 : previous.throttled();
+            carriedSettled = previous == null ? 0 : previous.settled();
+        }
+
+        int admitted() {
+            return carriedAdmitted + (core == null ? 0 : core.admittedCount());
+        }
+
+        int expired() {
+            return carriedExpired + (core == null ? 0 : core.expiredCount());
+        }
+
+        int throttled() {
+            return carriedThrottled + (core == null ? 0 : core.throttledCount());
+        }
+
+        int settled() {
+            return carriedSettled + (core == null ? 0 : core.settledCount());
         }
 
         String run(long stopByMillis) throws InterruptedException {
             Lease held = lease;
-            String stopped;
-            try {
-                while (true) {
-                    long now = clock.nowMillis();
-                    if (now >= stopByMillis) {
-                        stopped = "time limit";
-                        break;
-                    }
-                    if (now >= nextRenew) {
-                        Optional<Lease> renewed = leases.renew(held, settings.leaseMillis(), now);
-                        if (renewed.isEmpty()) {
-                            stopped = "lease lost";
-                            held = null;
-                            break;
-                        }
-                        held = renewed.get();
-                        nextRenew = now + settings.leaseMillis() / 3;
-                    }
-                    if (now >= nextPoll) {
-                        poll(now);
-                        nextPoll = now + settings.pollMillis();
-                    }
-                    if (now >= nextHeads || heads.isEmpty() && now >= nextHeads - settings.headsRefreshMillis() + 100) {
-                        refreshHeads(now);
-                        nextHeads = now + settings.headsRefreshMillis();
-                    }
-                    if (now >= nextStatus) {
-                        publish(now);
-                    }
-                    Decision decision = pacer.decide(candidates(), now);
-                    if (decision instanceof Decision.Admit admit) {
-                        admit(held, admit.admission(), now);
-                    } else if (decision instanceof Decision.WaitUntil wait) {
-                        clock.sleepUntil(Math.min(wait.atMillis(), nextHousekeeping(stopByMillis)));
-                    } else if (inFlight.isEmpty()) {
-                        stopped = "idle";
-                        break;
-                    } else {
-                        clock.sleepUntil(Math.min(nextPoll, nextHousekeeping(stopByMillis)));
-                    }
-                }
-            } catch (LeaseLostException e) {
-                stopped = "lease lost";
-                held = null;
-            }
-            if (held != null) {
-                // The last status stands until a successor publishes: count the queue afresh for it.
+            core = DrainerCore.start(model, pacer, handoff, settings, stopByMillis, clock.nowMillis());
+            while (true) {
                 long now = clock.nowMillis();
-                nextDepth = now;
-                publish(now);
-                leases.release(held, now);
-            }
-            return stopped;
-        }
-
-        private long nextHousekeeping(long stopByMillis) {
-            return Math.min(Math.min(nextRenew, nextPoll), Math.min(Math.min(nextHeads, nextStatus), stopByMillis));
-        }
-
-        private List<Candidate> candidates() {
-            List<Candidate> candidates = new ArrayList<>(heads.size());
-            for (QueueItem item : heads.values()) {
-                candidates.add(new Candidate(item.requestId(), item.lane(), item.tenant(), item.estimate(),
-                        item.enqueuedAtMillis(), item.deadlineMillis()));
-            }
-            return candidates;
-        }
-
-        private void refreshHeads(long now) {
-            QueueHeads fresh = queue.heads(model.key(), settings.headsPerLane(), now);
-            heads.clear();
-            for (QueueItem item : fresh.work()) {
-                if (!inFlight.containsKey(item.requestId())) {
-                    heads.put(item.requestId(), item);
+                DrainStep step = core.next(now);
+                if (step instanceof DrainStep.Stop stop) {
+                    if (!core.isLeaseLost()) {
+                        // The last status stands until a successor publishes: count the queue afresh for it.
+                        long at = clock.nowMillis();
+                        long depth = queue.depth(model.key(), at);
+                        metrics.queueDepth(model.key(), depth);
+                        core.depthCounted(depth, at);
+                        board.publish(core.finalStatus(at));
+                        leases.release(held, at);
+                    }
+                    return stop.reason();
+                } else if (step instanceof DrainStep.Sleep sleep) {
+                    clock.sleepUntil(sleep.untilMillis());
+                } else if (step instanceof DrainStep.RenewLease) {
+                    Optional<Lease> renewed = leases.renew(held, settings.leaseMillis(), now);
+                    if (renewed.isEmpty()) {
+                        core.leaseLost(now);
+                    } else {
+                        held = renewed.get();
+                        core.leaseRenewed(now);
+                    }
+                } else if (step instanceof DrainStep.ReadHeads read) {
+                    core.headsRead(queue.heads(model.key(), read.limitPerLane(), now), now);
+                } else if (step instanceof DrainStep.Admit admit) {
+                    admit(held, admit, now);
+                } else if (step instanceof DrainStep.Dispatch send) {
+                    for (String requestId : send.requestIds()) {
+                        try {
+                            dispatch.dispatch(model.key(), requestId);
+                            core.dispatched(requestId, now);
+                        } catch (RuntimeException e) {
+                            core.dispatchFailed(requestId, clock.nowMillis());
+                        }
+                    }
+                } else if (step instanceof DrainStep.Poll poll) {
+                    core.polled(requests.findAll(poll.requestIds(), now), now);
+                } else if (step instanceof DrainStep.Expire expire) {
+                    for (QueueItem item : expire.items()) {
+                        core.expired(item, expire(item, now));
+                    }
+                } else if (step instanceof DrainStep.CountDepth) {
+                    long depth = queue.depth(model.key(), now);
+                    metrics.queueDepth(model.key(), depth);
+                    core.depthCounted(depth, now);
+                } else if (step instanceof DrainStep.Publish publish) {
+                    board.publish(publish.status());
+                    core.published(now);
+                } else {
+                    throw new IllegalStateException("unknown drain step " + step);
                 }
             }
-            for (QueueItem item : fresh.overdue()) {
-                expire(item, now);
+        }
+
+        private void admit(Lease held, DrainStep.Admit admit, long now) {
+            AdmitResult result;
+            try {
+                result = queue.admit(held, admit.items(), now);
+            } catch (LeaseLostException e) {
+                core.leaseLost(now);
+                return;
+            }
+            for (Admission admission : core.admitted(result, now)) {
+                metrics.admitted(model.key(), now - admission.candidate().enqueuedAtMillis(),
+                        admission.reservation().tokens());
             }
         }
 
-        private void expire(QueueItem item, long now) {
+        private boolean expire(QueueItem item, long now) {
             TransitionResult result = queue.expire(item, now);
             if (result.applied()) {
-                expired++;
                 metrics.outcome(result.record());
                 callback.resume(result.record());
             }
-        }
-
-        private void admit(Lease held, Admission admission, long now) {
-            QueueItem item = heads.remove(admission.requestId());
-            AdmitResult result = queue.admit(held, List.of(item), now);
-            if (result.admitted().isEmpty()) {
-                pacer.release(admission, now);
-                for (TransitionResult refused : result.refused()) {
-                    if (refused.record() != null && refused.state() == RequestState.QUEUED
-                            && item.isOverdue(now)) {
-                        expire(item, now);
-                    }
-                }
-                return;
-            }
-            admitted++;
-            inFlight.put(item.requestId(), new InFlight(admission, item));
-            metrics.admitted(model.key(), now - item.enqueuedAtMillis(), admission.reservation().tokens());
-            dispatch.dispatch(model.key(), item.requestId());
-        }
-
-        /** Books what became of dispatched requests: usage, a throttle, or nothing to learn. */
-        private void poll(long now) {
-            if (inFlight.isEmpty()) {
-                return;
-            }
-            Map<String, RequestRecord> records = requests.findAll(new ArrayList<>(inFlight.keySet()), now);
-            for (var it = inFlight.entrySet().iterator(); it.hasNext(); ) {
-                var entry = it.next();
-                Admission admission = entry.getValue().admission();
-                RequestRecord record = records.get(entry.getKey());
-                if (record == null) {
-                    pacer.release(admission, now);
-                    it.remove();
-                } else if (record.state() == RequestState.QUEUED) {
-                    // back in the queue after our admission: the processor requeued it
-                    if (record.detail() != null && record.detail().startsWith(InvocationService.THROTTLED)) {
-                        pacer.throttled(admission, now);
-                        throttled++; // the Bedrock Processor already counted it in the metrics
-                    } else {
-                        pacer.release(admission, now);
-                    }
-                    it.remove();
-                } else if (record.isTerminal()) {
-                    if (record.actualUsage() != null) {
-                        pacer.settle(admission, record.actualUsage(), now);
-                    } else {
-                        pacer.release(admission, now);
-                    }
-                    settled++;
-                    it.remove();
-                } else if (now - admission.admittedAtMillis() > settings.stuckMillis()) {
-                    it.remove();
-                }
-            }
-        }
-
-        private void publish(long now) {
-            if (now >= nextDepth) {
-                depth = queue.depth(model.key(), now);
-                nextDepth = now + settings.depthMillis();
-                metrics.queueDepth(model.key(), depth);
-            }
-            double interactive = 0;
-            double bulk = 0;
-            for (QueueItem item : heads.values()) {
-                double cost = pacer.normalizedCost(item.estimate());
-                if (item.lane() == Lane.BULK) {
-                    bulk += cost;
-                } else {
-                    interactive += cost;
-                }
-            }
-            long seen = heads.size();
-            if (seen > 0 && depth > seen) {
-                double scale = (double) depth / seen;
-                interactive *= scale;
-                bulk *= scale;
-            }
-            PacerSnapshot snapshot = pacer.snapshot(now);
-            board.publish(new ModelStatus(model.key(), now, Math.max(depth, seen), interactive, bulk,
-                    snapshot.nextSlotMillis(), snapshot.target(), snapshot.admitted(), snapshot.throttles(),
-                    handoff.export(pacer, now)));
-            nextStatus = now + settings.statusMillis();
+            return result.applied();
         }
     }
 

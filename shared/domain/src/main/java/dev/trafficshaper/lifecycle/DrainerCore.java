@@ -1,0 +1,464 @@
+package dev.trafficshaper.lifecycle;
+
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Admission;
+import dev.trafficshaper.pacing.Candidate;
+import dev.trafficshaper.pacing.Decision;
+import dev.trafficshaper.pacing.Lane;
+import dev.trafficshaper.pacing.Pacer;
+import dev.trafficshaper.pacing.PacerSnapshot;
+import dev.trafficshaper.queue.AdmitResult;
+import dev.trafficshaper.queue.QueueHeads;
+import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.TransitionResult;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The drainer of one model as a pure state machine: given what the I/O loop reports (heads read,
+ * picks admitted, dispatches done, statuses polled, the lease renewed or lost) and the time, it says
+ * what to do next ({@link DrainStep}). It owns the model's {@link Pacer}; it does no I/O and reads no
+ * clock, so the Queue Processor Lambda, the local runtime and the simulator all run this same code.
+ *
+ * <p>Why it looks like this:
+ * <ul>
+ *   <li><b>Batched, fenced admission.</b> Every admission is a fenced write, and one call costs
+ *       milliseconds. Asking the pacer for every slot up to {@code admitLookaheadMillis} ahead and
+ *       writing them in one batch ({@code admitBatch} at most) makes the write rate independent of
+ *       the admission rate; each request is still dispatched at its own slot, so Bedrock sees the
+ *       pacer's even spacing. The pacer's time never runs backwards: slots booked ahead are the
+ *       pacer's "now" until the clock catches up.
+ *   <li><b>Heads sized to the rate.</b> The heads window holds at least {@code headsPerLane} per
+ *       lane and grows with the admission rate (two refresh periods' worth, up to
+ *       {@code maxHeadsPerLane}); it is read again when it runs low, at most every
+ *       {@link DrainSettings#MIN_HEADS_GAP_MILLIS}, and every {@code headsRefreshMillis} anyway
+ *       so new interactive work is seen.
+ *   <li><b>Settlement by polling.</b> A dispatched request that ended books its actual usage; one
+ *       back in QUEUED was throttled (the target drops) or failed transiently (its reservation is
+ *       released); one never seen again is released after {@code stuckMillis}.
+ * </ul>
+ *
+ * <p>Load states: <b>draining</b> (heads present: admit, or sleep until the pacer's next slot);
+ * <b>settling</b> (no heads, dispatched requests still running: poll them); <b>idle</b> (nothing
+ * queued, pending or running: {@code Stop("idle")}); <b>out of time</b> ({@code Stop("time limit")}
+ * once what was admitted is dispatched); <b>lease lost</b> (dispatch what was already written
+ * ADMITTED under the lease, then stop, publishing nothing).
+ *
+ * <p>Not thread-safe: one I/O loop drives one core.
+ */
+public final class DrainerCore {
+
+    private record Pick(Admission admission, QueueItem item) {
+    }
+
+    private record Due(long atMillis, String requestId) {
+    }
+
+    private final ModelConfig model;
+    private final Pacer pacer;
+    private final PacerHandoff handoff;
+    private final DrainSettings settings;
+    private final long stopByMillis;
+
+    private final Map<String, QueueItem> heads = new LinkedHashMap<>();
+    private final Map<String, Candidate> candidates = new LinkedHashMap<>();
+    /** Picks handed to the loop in an {@link DrainStep.Admit}, until it reports the write. */
+    private final Map<String, Pick> writing = new HashMap<>();
+    /** Written ADMITTED, waiting for their slot (or a retry) to be dispatched, in slot order. */
+    private final ArrayDeque<Due> due = new ArrayDeque<>();
+    private final List<Due> retries = new ArrayList<>();
+    /** Dispatched (or due), until their outcome is polled. */
+    private final Map<String, Pick> inFlight = new LinkedHashMap<>();
+    private final List<QueueItem> toExpire = new ArrayList<>();
+    private final Map<String, Integer> dispatchFailures = new HashMap<>();
+
+    private long pacerMillis = Long.MIN_VALUE;
+    private long nextPacerMillis = Long.MIN_VALUE;
+    private long nextRenew;
+    private long nextHeads;
+    private long lastHeadsRead = Long.MIN_VALUE;
+    private int headsLimit;
+    private boolean headsWereFull;
+    private boolean lastReadEmpty;
+    private int admittedSinceHeads;
+    private long nextPoll;
+    private long nextStatus;
+    private long nextDepth;
+    private long depth;
+    private boolean leaseLost;
+    private boolean timeUp;
+
+    private int admittedCount;
+    private int expiredCount;
+    private int throttledCount;
+    private int settledCount;
+
+    private DrainerCore(ModelConfig model, Pacer pacer, PacerHandoff handoff, DrainSettings settings,
+                        long stopByMillis, long nowMillis) {
+        this.model = model;
+        this.pacer = pacer;
+        this.handoff = handoff;
+        this.settings = settings;
+        this.stopByMillis = stopByMillis;
+        this.headsLimit = settings.headsPerLane();
+        this.nextRenew = nowMillis + settings.leaseMillis() / 3;
+        this.nextHeads = nowMillis;
+        this.nextPoll = nowMillis;
+        this.nextStatus = nowMillis;
+        this.nextDepth = nowMillis;
+    }
+
+    /** A core that has just acquired the lease at {@code nowMillis}, to drain until {@code stopByMillis}. */
+    public static DrainerCore start(ModelConfig model, Pacer pacer, PacerHandoff handoff, DrainSettings settings,
+                                    long stopByMillis, long nowMillis) {
+        return new DrainerCore(model, pacer, handoff, settings, stopByMillis, nowMillis);
+    }
+
+    public Pacer pacer() {
+        return pacer;
+    }
+
+    public int admittedCount() {
+        return admittedCount;
+    }
+
+    public int expiredCount() {
+        return expiredCount;
+    }
+
+    public int throttledCount() {
+        return throttledCount;
+    }
+
+    public int settledCount() {
+        return settledCount;
+    }
+
+    /** What to do at {@code nowMillis}. Never returns a {@link DrainStep.Sleep} that ends at or before now. */
+    public DrainStep next(long nowMillis) {
+        if (leaseLost) {
+            // Written ADMITTED under the lease: send them rather than strand them.
+            return dueNow(Long.MAX_VALUE).orElse(new DrainStep.Stop("lease lost"));
+        }
+        if (nowMillis >= stopByMillis) {
+            timeUp = true;
+        }
+        if (!timeUp && nowMillis >= nextRenew) {
+            return new DrainStep.RenewLease();
+        }
+        DrainStep dispatch = dueNow(timeUp ? Long.MAX_VALUE : nowMillis).orElse(null);
+        if (dispatch != null) {
+            return dispatch;
+        }
+        if (timeUp) {
+            return new DrainStep.Stop("time limit");
+        }
+        if (!toExpire.isEmpty()) {
+            DrainStep.Expire expire = new DrainStep.Expire(toExpire);
+            toExpire.clear();
+            return expire;
+        }
+        if (nowMillis >= nextPoll) {
+            // A steady cadence whether or not anything runs, so an outcome is learnt within one period.
+            nextPoll = nowMillis + settings.pollMillis();
+            if (!inFlight.isEmpty()) {
+                return new DrainStep.Poll(new ArrayList<>(inFlight.keySet()));
+            }
+        }
+        if (headsDue(nowMillis)) {
+            return readHeads(nowMillis);
+        }
+        if (nowMillis >= nextStatus) {
+            if (nowMillis >= nextDepth) {
+                nextDepth = nowMillis + settings.depthMillis();
+                return new DrainStep.CountDepth();
+            }
+            return new DrainStep.Publish(status(nowMillis));
+        }
+        List<QueueItem> batch = pickBatch(nowMillis);
+        if (!batch.isEmpty()) {
+            return new DrainStep.Admit(batch);
+        }
+        if (heads.isEmpty() && lastReadEmpty && inFlight.isEmpty() && due.isEmpty() && retries.isEmpty()) {
+            return new DrainStep.Stop("idle");
+        }
+        return new DrainStep.Sleep(Math.max(nowMillis + 1, wakeAt()));
+    }
+
+    /** The status to publish as the session ends (after a stop other than a lost lease). */
+    public ModelStatus finalStatus(long nowMillis) {
+        return status(nowMillis);
+    }
+
+    /** Forces a fresh queue count into the next status (the last status stands until a successor publishes). */
+    public void depthCounted(long queueDepth, long nowMillis) {
+        depth = queueDepth;
+        nextDepth = nowMillis + settings.depthMillis();
+    }
+
+    public void leaseRenewed(long nowMillis) {
+        nextRenew = nowMillis + settings.leaseMillis() / 3;
+    }
+
+    /** The lease is gone (a renewal or a fenced write was refused); picks not yet written are released. */
+    public void leaseLost(long nowMillis) {
+        leaseLost = true;
+        for (Pick pick : writing.values()) {
+            pacer.release(pick.admission(), pacerTime(nowMillis));
+        }
+        writing.clear();
+    }
+
+    public boolean isLeaseLost() {
+        return leaseLost;
+    }
+
+    public void headsRead(QueueHeads fresh, long nowMillis) {
+        heads.clear();
+        candidates.clear();
+        int interactive = 0;
+        int bulk = 0;
+        for (QueueItem item : fresh.work()) {
+            if (item.lane() == Lane.BULK) {
+                bulk++;
+            } else {
+                interactive++;
+            }
+            if (!inFlight.containsKey(item.requestId()) && !writing.containsKey(item.requestId())) {
+                heads.put(item.requestId(), item);
+                candidates.put(item.requestId(), new Candidate(item.requestId(), item.lane(), item.tenant(),
+                        item.estimate(), item.enqueuedAtMillis(), item.deadlineMillis()));
+            }
+        }
+        headsWereFull = interactive >= headsLimit || bulk >= headsLimit;
+        lastReadEmpty = fresh.work().isEmpty();
+        toExpire.addAll(fresh.overdue());
+        lastHeadsRead = nowMillis;
+        nextHeads = nowMillis + settings.headsRefreshMillis();
+        admittedSinceHeads = 0;
+    }
+
+    /**
+     * What the fenced write of an {@link DrainStep.Admit} did. Returns the admissions now ADMITTED
+     * (for the loop's metrics); each is dispatched at its slot. A refused pick is released, and
+     * expired when it is still queued past its deadline.
+     */
+    public List<Admission> admitted(AdmitResult result, long nowMillis) {
+        List<Admission> admitted = new ArrayList<>(result.admitted().size());
+        for (QueueItem item : result.admitted()) {
+            Pick pick = writing.remove(item.requestId());
+            if (pick == null) {
+                continue;
+            }
+            admitted.add(pick.admission());
+            inFlight.put(item.requestId(), pick);
+            due.add(new Due(pick.admission().admittedAtMillis(), item.requestId()));
+            admittedCount++;
+        }
+        for (TransitionResult refused : result.refused()) {
+            RequestRecord record = refused.record();
+            String id = record != null ? record.requestId() : null;
+            Pick pick = id == null ? null : writing.remove(id);
+            if (pick == null) {
+                continue;
+            }
+            pacer.release(pick.admission(), pacerTime(nowMillis));
+            if (record.state() == RequestState.QUEUED && pick.item().isOverdue(nowMillis)) {
+                toExpire.add(pick.item());
+            }
+        }
+        // Anything the adapter neither admitted nor refused was not written.
+        for (Pick pick : writing.values()) {
+            pacer.release(pick.admission(), pacerTime(nowMillis));
+        }
+        writing.clear();
+        return admitted;
+    }
+
+    public void dispatched(String requestId, long nowMillis) {
+        // nothing to learn until the status is polled
+    }
+
+    /** The dispatch call failed: try again later, a few times; the processor's claim makes a repeat harmless. */
+    public void dispatchFailed(String requestId, long nowMillis) {
+        int failures = dispatchFailures.merge(requestId, 1, Integer::sum);
+        if (failures < settings.dispatchAttempts() && inFlight.containsKey(requestId)) {
+            retries.add(new Due(nowMillis + settings.dispatchRetryMillis(), requestId));
+        }
+    }
+
+    public void expired(QueueItem item, boolean applied) {
+        if (applied) {
+            expiredCount++;
+        }
+    }
+
+    /** Books what became of dispatched requests: usage, a throttle, a release, or nothing yet. */
+    public void polled(Map<String, RequestRecord> records, long nowMillis) {
+        long at = pacerTime(nowMillis);
+        for (var it = inFlight.entrySet().iterator(); it.hasNext(); ) {
+            var entry = it.next();
+            Admission admission = entry.getValue().admission();
+            RequestRecord record = records.get(entry.getKey());
+            if (record == null) {
+                pacer.release(admission, at);
+                it.remove();
+            } else if (record.state() == RequestState.QUEUED) {
+                // back in the queue after our admission: the processor requeued it
+                if (RequeueSignal.isThrottle(record)) {
+                    pacer.throttled(admission, at);
+                    throttledCount++; // the Bedrock Processor already counted it in the metrics
+                } else {
+                    pacer.release(admission, at);
+                }
+                it.remove();
+            } else if (record.isTerminal()) {
+                if (record.actualUsage() != null) {
+                    pacer.settle(admission, record.actualUsage(), at);
+                } else {
+                    pacer.release(admission, at);
+                }
+                settledCount++;
+                it.remove();
+            } else if (nowMillis - admission.admittedAtMillis() > settings.stuckMillis()) {
+                it.remove();
+            }
+        }
+    }
+
+    public void published(long nowMillis) {
+        nextStatus = nowMillis + settings.statusMillis();
+    }
+
+    /** Requests dispatched and not yet known to have ended. */
+    public Collection<String> inFlight() {
+        return List.copyOf(inFlight.keySet());
+    }
+
+    private Optional<DrainStep> dueNow(long untilMillis) {
+        List<String> ids = new ArrayList<>();
+        while (!due.isEmpty() && due.peekFirst().atMillis() <= untilMillis) {
+            ids.add(due.pollFirst().requestId());
+        }
+        for (var it = retries.iterator(); it.hasNext(); ) {
+            Due retry = it.next();
+            if (retry.atMillis() <= untilMillis) {
+                ids.add(retry.requestId());
+                it.remove();
+            }
+        }
+        return ids.isEmpty() ? Optional.empty() : Optional.of(new DrainStep.Dispatch(ids));
+    }
+
+    private boolean headsDue(long nowMillis) {
+        if (nowMillis >= nextHeads) {
+            return true;
+        }
+        if (nowMillis < lastHeadsRead + DrainSettings.MIN_HEADS_GAP_MILLIS) {
+            return false;
+        }
+        // Running low: all that was read is taken, or a full window is mostly consumed.
+        return heads.isEmpty() && !lastReadEmpty || headsWereFull && heads.size() * 4 < headsLimit;
+    }
+
+    private DrainStep readHeads(long nowMillis) {
+        if (lastHeadsRead != Long.MIN_VALUE && nowMillis > lastHeadsRead) {
+            double perMillis = (double) admittedSinceHeads / (nowMillis - lastHeadsRead);
+            long wanted = (long) Math.ceil(perMillis * 2 * settings.headsRefreshMillis());
+            headsLimit = (int) Math.max(settings.headsPerLane(), Math.min(settings.maxHeadsPerLane(), wanted));
+        }
+        nextHeads = nowMillis + settings.headsRefreshMillis();
+        lastHeadsRead = nowMillis;
+        return new DrainStep.ReadHeads(headsLimit);
+    }
+
+    private List<QueueItem> pickBatch(long nowMillis) {
+        List<QueueItem> batch = new ArrayList<>();
+        if (candidates.isEmpty()) {
+            nextPacerMillis = Long.MAX_VALUE;
+            return batch;
+        }
+        long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopByMillis - 1);
+        long at = pacerTime(nowMillis);
+        while (batch.size() < settings.admitBatch() && at <= horizon && !candidates.isEmpty()) {
+            Decision decision = pacer.decide(new ArrayList<>(candidates.values()), at);
+            if (decision instanceof Decision.Admit admit) {
+                String id = admit.candidate().requestId();
+                QueueItem item = heads.remove(id);
+                candidates.remove(id);
+                writing.put(id, new Pick(admit.admission(), item));
+                batch.add(item);
+                pacerMillis = at;
+                admittedSinceHeads++;
+            } else if (decision instanceof Decision.WaitUntil wait) {
+                nextPacerMillis = wait.atMillis();
+                if (wait.atMillis() > horizon) {
+                    break;
+                }
+                at = Math.max(at, wait.atMillis());
+            } else {
+                nextPacerMillis = Long.MAX_VALUE;
+                break;
+            }
+        }
+        return batch;
+    }
+
+    private long wakeAt() {
+        long wake = Math.min(nextRenew, stopByMillis);
+        if (!candidates.isEmpty()) {
+            wake = Math.min(wake, nextPacerMillis);
+        }
+        if (!due.isEmpty()) {
+            wake = Math.min(wake, due.peekFirst().atMillis());
+        }
+        for (Due retry : retries) {
+            wake = Math.min(wake, retry.atMillis());
+        }
+        if (!inFlight.isEmpty()) {
+            wake = Math.min(wake, nextPoll);
+        }
+        wake = Math.min(wake, nextHeads);
+        if (heads.isEmpty() && !lastReadEmpty) {
+            wake = Math.min(wake, lastHeadsRead + DrainSettings.MIN_HEADS_GAP_MILLIS);
+        }
+        return Math.min(wake, nextStatus);
+    }
+
+    /** The pacer's time: never behind a slot it has already booked. */
+    private long pacerTime(long nowMillis) {
+        return Math.max(nowMillis, pacerMillis);
+    }
+
+    private ModelStatus status(long nowMillis) {
+        double interactive = 0;
+        double bulk = 0;
+        for (QueueItem item : heads.values()) {
+            double cost = pacer.normalizedCost(item.estimate());
+            if (item.lane() == Lane.BULK) {
+                bulk += cost;
+            } else {
+                interactive += cost;
+            }
+        }
+        long seen = heads.size();
+        if (seen > 0 && depth > seen) {
+            double scale = (double) depth / seen;
+            interactive *= scale;
+            bulk *= scale;
+        }
+        long at = pacerTime(nowMillis);
+        PacerSnapshot snapshot = pacer.snapshot(at);
+        return new ModelStatus(model.key(), nowMillis, Math.max(depth, seen), interactive, bulk,
+                snapshot.nextSlotMillis(), snapshot.target(), snapshot.admitted(), snapshot.throttles(),
+                handoff.export(pacer, at));
+    }
+}
