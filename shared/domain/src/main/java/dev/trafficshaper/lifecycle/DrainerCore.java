@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The drainer of one model as a pure state machine: given what the I/O loop reports (heads read,
@@ -69,7 +70,8 @@ public final class DrainerCore {
     private final long stopByMillis;
 
     private final Map<String, QueueItem> heads = new LinkedHashMap<>();
-    private final Map<String, Candidate> candidates = new LinkedHashMap<>();
+    /** The heads as candidates, per lane and tenant in the pacer's order: only the first of each is offered. */
+    private final Map<String, TreeSet<Candidate>> candidates = new LinkedHashMap<>();
     /** Picks handed to the loop in an {@link DrainStep.Admit}, until it reports the write. */
     private final Map<String, Pick> writing = new HashMap<>();
     /** Written ADMITTED, waiting for their slot (or a retry) to be dispatched, in slot order. */
@@ -85,6 +87,7 @@ public final class DrainerCore {
     private long nextRenew;
     private long nextHeads;
     private long lastHeadsRead = Long.MIN_VALUE;
+    private long headsReadPacerMillis;
     private int headsLimit;
     private boolean headsWereFull;
     private boolean lastReadEmpty;
@@ -234,8 +237,9 @@ public final class DrainerCore {
             }
             if (!inFlight.containsKey(item.requestId()) && !writing.containsKey(item.requestId())) {
                 heads.put(item.requestId(), item);
-                candidates.put(item.requestId(), new Candidate(item.requestId(), item.lane(), item.tenant(),
-                        item.estimate(), item.enqueuedAtMillis(), item.deadlineMillis()));
+                candidates.computeIfAbsent(item.lane() + "/" + item.tenant(),
+                        k -> new TreeSet<>(Candidate.WITHIN_TENANT)).add(new Candidate(item.requestId(), item.lane(),
+                        item.tenant(), item.estimate(), item.enqueuedAtMillis(), item.deadlineMillis()));
             }
         }
         headsWereFull = interactive >= headsLimit || bulk >= headsLimit;
@@ -243,7 +247,6 @@ public final class DrainerCore {
         toExpire.addAll(fresh.overdue());
         lastHeadsRead = nowMillis;
         nextHeads = nowMillis + settings.headsRefreshMillis();
-        admittedSinceHeads = 0;
     }
 
     /**
@@ -370,13 +373,17 @@ public final class DrainerCore {
     }
 
     private DrainStep readHeads(long nowMillis) {
-        if (lastHeadsRead != Long.MIN_VALUE && nowMillis > lastHeadsRead) {
-            double perMillis = (double) admittedSinceHeads / (nowMillis - lastHeadsRead);
+        // The rate over the pacer's own time: slots booked ahead count where they fall.
+        long pacerNow = pacerTime(nowMillis);
+        if (lastHeadsRead != Long.MIN_VALUE && pacerNow > headsReadPacerMillis) {
+            double perMillis = (double) admittedSinceHeads / (pacerNow - headsReadPacerMillis);
             long wanted = (long) Math.ceil(perMillis * 2 * settings.headsRefreshMillis());
             headsLimit = (int) Math.max(settings.headsPerLane(), Math.min(settings.maxHeadsPerLane(), wanted));
         }
         nextHeads = nowMillis + settings.headsRefreshMillis();
         lastHeadsRead = nowMillis;
+        headsReadPacerMillis = pacerNow;
+        admittedSinceHeads = 0;
         return new DrainStep.ReadHeads(headsLimit);
     }
 
@@ -389,11 +396,17 @@ public final class DrainerCore {
         long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopByMillis - 1);
         long at = pacerTime(nowMillis);
         while (batch.size() < settings.admitBatch() && at <= horizon && !candidates.isEmpty()) {
-            Decision decision = pacer.decide(new ArrayList<>(candidates.values()), at);
+            Decision decision = pacer.decide(offers(), at);
             if (decision instanceof Decision.Admit admit) {
-                String id = admit.candidate().requestId();
+                Candidate chosen = admit.candidate();
+                String id = chosen.requestId();
                 QueueItem item = heads.remove(id);
-                candidates.remove(id);
+                String key = chosen.lane() + "/" + chosen.tenant();
+                TreeSet<Candidate> ofTenant = candidates.get(key);
+                ofTenant.remove(chosen);
+                if (ofTenant.isEmpty()) {
+                    candidates.remove(key);
+                }
                 writing.put(id, new Pick(admit.admission(), item));
                 batch.add(item);
                 pacerMillis = at;
@@ -410,6 +423,15 @@ public final class DrainerCore {
             }
         }
         return batch;
+    }
+
+    /** The first head of each lane and tenant: the pacer's choice among all heads is among these. */
+    private List<Candidate> offers() {
+        List<Candidate> offers = new ArrayList<>(candidates.size());
+        for (TreeSet<Candidate> ofTenant : candidates.values()) {
+            offers.add(ofTenant.first());
+        }
+        return offers;
     }
 
     private long wakeAt() {

@@ -41,10 +41,7 @@ import java.util.Map;
  */
 public final class Pacer {
 
-    private static final Comparator<Candidate> WITHIN_TENANT = Comparator
-            .comparingLong(Candidate::deadlineAtMillis)
-            .thenComparingLong(Candidate::enqueuedAtMillis)
-            .thenComparing(Candidate::requestId);
+    private static final Comparator<Candidate> WITHIN_TENANT = Candidate.WITHIN_TENANT;
 
     private final Quota quota;
     private final PacerSettings settings;

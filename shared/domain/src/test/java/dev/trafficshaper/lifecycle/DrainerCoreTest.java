@@ -1,0 +1,196 @@
+package dev.trafficshaper.lifecycle;
+
+import static dev.trafficshaper.lifecycle.ShaperFixture.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Lane;
+import dev.trafficshaper.pacing.Pacer;
+import dev.trafficshaper.pacing.PacerSettings;
+import dev.trafficshaper.queue.AdmitResult;
+import dev.trafficshaper.queue.QueueHeads;
+import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drainer's decisions without any I/O: the steps it asks for, in order, with the time each is
+ * asked at. Model {@code fast} allows 600 requests a second (36,000 a minute) at a target of 100%
+ * without slow start, so the pacer's spacing is 1⅔ ms (slots fall on whole microseconds and are
+ * taken at the next millisecond); a trace line is {@code +millis requestIds}.
+ */
+class DrainerCoreTest {
+
+    private static final String FAST = "fast";
+    private static final long LATER = T0 + 600_000;
+
+    private final ShaperFixture shaper = new ShaperFixture(ModelCatalog.of(List.of(
+            new ModelConfig(FAST, "vendor.fast-v1", Backend.CONVERSE, new Quota(0, 36_000, 0, 0, 1), 1_000, 100_000,
+                    PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).build(), 4, 900, 3_600,
+                    null))));
+    private final ModelConfig model = shaper.catalog.require(FAST);
+    private final DrainerCore core = DrainerCore.start(model, Pacer.create(model.quota(), model.pacer()),
+            PacerHandoff.fresh(), DrainSettings.defaults(), Long.MAX_VALUE, T0);
+
+    @Test
+    void aBacklogIsWrittenAdmittedInBatchesAndEachRequestIsDispatchedAtItsOwnSlot() {
+        List<QueueItem> queued = queue(60);
+
+        assertThat(core.next(T0)).isEqualTo(new DrainStep.ReadHeads(50));
+        core.headsRead(new QueueHeads(queued.subList(0, 50), List.of()), T0);
+        assertThat(core.next(T0)).isInstanceOf(DrainStep.CountDepth.class);
+        core.depthCounted(60, T0);
+        assertThat(core.next(T0)).isInstanceOf(DrainStep.Publish.class);
+        core.published(T0);
+
+        DrainStep.Admit first = (DrainStep.Admit) core.next(T0);
+        assertThat(first.items()).as("one fenced write for every slot of the next 100 ms, at most 25")
+                .hasSize(25).extracting(QueueItem::requestId).startsWith("r00", "r01", "r02");
+        assertThat(core.admitted(new AdmitResult(first.items(), List.of()), T0)).extracting(a -> a.admittedAtMillis())
+                .startsWith(T0, T0 + 2, T0 + 4).last().isEqualTo(T0 + 41L);
+
+        List<String> trace = new ArrayList<>();
+        long now = T0;
+        while (now < T0 + 10) {
+            DrainStep step = core.next(now);
+            if (step instanceof DrainStep.Dispatch dispatch) {
+                trace.add("+" + (now - T0) + " " + String.join(",", dispatch.requestIds()));
+            } else if (step instanceof DrainStep.Admit next) {
+                core.admitted(new AdmitResult(next.items(), List.of()), now);
+            } else if (step instanceof DrainStep.Sleep sleep) {
+                now = sleep.untilMillis();
+            } else {
+                throw new AssertionError("unexpected " + step);
+            }
+        }
+        assertThat(trace).as("spacing kept: one request per slot").containsExactly("+0 r00", "+2 r01", "+4 r02",
+                "+6 r03", "+7 r04", "+9 r05");
+    }
+
+    @Test
+    void theHeadsWindowGrowsWithTheAdmissionRate() {
+        List<QueueItem> queued = queue(4_000);
+        int offset = 0;
+        List<Integer> limits = new ArrayList<>();
+        long now = T0;
+        while (now < T0 + 3_000) {
+            DrainStep step = core.next(now);
+            if (step instanceof DrainStep.ReadHeads read) {
+                limits.add(read.limitPerLane());
+                int to = Math.min(queued.size(), offset + read.limitPerLane());
+                core.headsRead(new QueueHeads(queued.subList(offset, to), List.of()), now);
+            } else if (step instanceof DrainStep.Admit admit) {
+                offset += admit.items().size();
+                core.admitted(new AdmitResult(admit.items(), List.of()), now);
+            } else if (step instanceof DrainStep.Sleep sleep) {
+                now = sleep.untilMillis();
+            } else if (step instanceof DrainStep.CountDepth) {
+                core.depthCounted(queued.size() - offset, now);
+            } else if (step instanceof DrainStep.Publish) {
+                core.published(now);
+            } else if (!(step instanceof DrainStep.Dispatch || step instanceof DrainStep.Poll)) {
+                // polls go unanswered: every request is still running
+                throw new AssertionError("unexpected " + step);
+            }
+        }
+        assertThat(limits.get(0)).isEqualTo(50);
+        assertThat(limits.get(limits.size() - 1)).as("two refresh periods at 600/s").isBetween(1_000, 1_300);
+        assertThat(offset).as("3 s at 600/s, and the 100 ms booked ahead").isBetween(1_850, 1_870);
+        assertThat(limits.size()).as("reads stay few").isLessThan(20);
+    }
+
+    @Test
+    void aLostLeaseStillDispatchesWhatWasWrittenAdmittedAndReleasesWhatWasNot() {
+        List<QueueItem> queued = queue(30);
+        core.next(T0);
+        core.headsRead(new QueueHeads(queued, List.of()), T0);
+        core.next(T0);
+        core.depthCounted(30, T0);
+        core.next(T0);
+        core.published(T0);
+        DrainStep.Admit admit = (DrainStep.Admit) core.next(T0);
+        core.admitted(new AdmitResult(admit.items(), List.of()), T0);
+        assertThat(core.next(T0)).isEqualTo(new DrainStep.Dispatch(List.of("r00")));
+
+        core.leaseLost(T0 + 1);
+
+        DrainStep rest = core.next(T0 + 1);
+        assertThat(rest).isInstanceOf(DrainStep.Dispatch.class);
+        assertThat(((DrainStep.Dispatch) rest).requestIds()).hasSize(24).first().isEqualTo("r01");
+        assertThat(core.next(T0 + 1)).isEqualTo(new DrainStep.Stop("lease lost"));
+    }
+
+    @Test
+    void atTheStopTimeWhatWasAdmittedIsDispatchedBeforeTheSessionEnds() {
+        DrainerCore limited = DrainerCore.start(model, Pacer.create(model.quota(), model.pacer()),
+                PacerHandoff.fresh(), DrainSettings.defaults(), T0 + 20, T0);
+        limited.next(T0);
+        limited.headsRead(new QueueHeads(queue(30), List.of()), T0);
+        limited.next(T0);
+        limited.depthCounted(30, T0);
+        limited.next(T0);
+        limited.published(T0);
+        DrainStep.Admit admit = (DrainStep.Admit) limited.next(T0);
+        assertThat(admit.items()).as("no slot booked past the stop time").hasSize(12);
+        limited.admitted(new AdmitResult(admit.items(), List.of()), T0);
+
+        assertThat(limited.next(T0 + 20)).isInstanceOf(DrainStep.Dispatch.class);
+        assertThat(limited.next(T0 + 20)).isEqualTo(new DrainStep.Stop("time limit"));
+    }
+
+    @Test
+    void aFailedDispatchIsTriedAgainAfterAPause() {
+        core.next(T0);
+        core.headsRead(new QueueHeads(queue(1), List.of()), T0);
+        core.next(T0);
+        core.depthCounted(1, T0);
+        core.next(T0);
+        core.published(T0);
+        DrainStep.Admit admit = (DrainStep.Admit) core.next(T0);
+        core.admitted(new AdmitResult(admit.items(), List.of()), T0);
+        assertThat(core.next(T0)).isEqualTo(new DrainStep.Dispatch(List.of("r00")));
+
+        core.dispatchFailed("r00", T0);
+
+        DrainStep later = core.next(T0);
+        assertThat(later).isInstanceOf(DrainStep.Sleep.class);
+        assertThat(core.next(T0 + 1_000)).isEqualTo(new DrainStep.Dispatch(List.of("r00")));
+    }
+
+    @Test
+    void aDispatchedRequestThatVanishedIsReleasedAndTheDrainerGoesIdle() {
+        core.next(T0);
+        core.headsRead(new QueueHeads(queue(1), List.of()), T0);
+        core.next(T0);
+        core.depthCounted(1, T0);
+        core.next(T0);
+        core.published(T0);
+        DrainStep.Admit admit = (DrainStep.Admit) core.next(T0);
+        core.admitted(new AdmitResult(admit.items(), List.of()), T0);
+        core.next(T0);
+
+        assertThat(core.next(T0 + 500)).isEqualTo(new DrainStep.Poll(List.of("r00")));
+        core.polled(Map.of(), T0 + 500);
+
+        assertThat(core.inFlight()).as("an unknown request is released").isEmpty();
+        assertThat(core.next(T0 + 500)).isInstanceOf(DrainStep.ReadHeads.class);
+        core.headsRead(new QueueHeads(List.of(), List.of()), T0 + 500);
+        assertThat(core.next(T0 + 500)).isEqualTo(new DrainStep.Stop("idle"));
+    }
+
+    private List<QueueItem> queue(int count) {
+        List<QueueItem> items = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String id = String.format("r%02d", i);
+            items.add(new QueueItem(FAST, 0, Lane.INTERACTIVE, T0 - count + i, id, "acme",
+                    LATER, TokenUsage.of(10, 10), LATER + 86_400_000));
+        }
+        return items;
+    }
+}
