@@ -94,6 +94,7 @@ public final class DrainService {
         if (session == null) {
             return new Report(modelKey, false, 0, 0, 0, 0, stopped);
         }
+        dispatch.flush();
         if (stopped.equals("time limit") && hasWork(modelKey, clock.nowMillis())) {
             wake.wake(modelKey);
         }

@@ -8,4 +8,12 @@ package dev.trafficshaper.lifecycle;
 public interface InvocationDispatch {
 
     void dispatch(String modelKey, String requestId);
+
+    /**
+     * Returns once every dispatch handed over so far has been made or given up; a Lambda function
+     * calls it before it returns, since a frozen execution environment sends nothing. Dispatches
+     * made inline are done when {@link #dispatch} returns.
+     */
+    default void flush() throws InterruptedException {
+    }
 }
