@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 /** Request status items {@code REQ#{id}/STATUS}; each transition is one conditional UpdateItem. */
 public final class DynamoDbRequestStore implements RequestStore {
 
-    private static final int BATCH_GET = 100;
+    static final int BATCH_GET = 100;
 
     private final DynamoDbClient dynamoDb;
     private final String table;
