@@ -1,5 +1,6 @@
 package dev.trafficshaper.loadtest.cli;
 
+import dev.trafficshaper.loadtest.bench.DrainBenchCommand;
 import dev.trafficshaper.loadtest.demo.DemoCommand;
 import dev.trafficshaper.simulator.cli.BedrockSimCommand;
 import picocli.CommandLine;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Command;
 /** {@code java -jar traffic-shaper-loadtest.jar <command>}: the simulator, the Bedrock simulator, the demo. */
 @Command(name = "traffic-shaper-loadtest", mixinStandardHelpOptions = true,
         description = "Simulations and load tests for the Bedrock traffic shaper.",
-        subcommands = {DemoCommand.class, SimulateCommand.class, BedrockSimCommand.class,
+        subcommands = {DemoCommand.class, SimulateCommand.class, BedrockSimCommand.class, DrainBenchCommand.class,
                 CommandLine.HelpCommand.class})
 public final class LoadTestCli {
 

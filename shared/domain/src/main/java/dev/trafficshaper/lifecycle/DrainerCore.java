@@ -38,8 +38,8 @@ import java.util.TreeSet;
  *       pacer's even spacing. The pacer's time never runs backwards: slots booked ahead are the
  *       pacer's "now" until the clock catches up.
  *   <li><b>Heads sized to the rate.</b> The heads window holds at least {@code headsPerLane} per
- *       lane and grows with the admission rate (two refresh periods' worth, up to
- *       {@code maxHeadsPerLane}); it is read again when it runs low, at most every
+ *       lane and grows with the admission rate (two refresh periods' worth, and at least double a
+ *       full window that was used up, up to {@code maxHeadsPerLane}); it is read again when it runs low, at most every
  *       {@link DrainSettings#MIN_HEADS_GAP_MILLIS}, and every {@code headsRefreshMillis} anyway
  *       so new interactive work is seen.
  *   <li><b>Settlement by polling.</b> A dispatched request that ended books its actual usage; one
@@ -378,6 +378,9 @@ public final class DrainerCore {
         if (lastHeadsRead != Long.MIN_VALUE && pacerNow > headsReadPacerMillis) {
             double perMillis = (double) admittedSinceHeads / (pacerNow - headsReadPacerMillis);
             long wanted = (long) Math.ceil(perMillis * 2 * settings.headsRefreshMillis());
+            if (headsWereFull && heads.isEmpty()) {
+                wanted = Math.max(wanted, 2L * headsLimit); // a full window used up: the rate is at least this
+            }
             headsLimit = (int) Math.max(settings.headsPerLane(), Math.min(settings.maxHeadsPerLane(), wanted));
         }
         nextHeads = nowMillis + settings.headsRefreshMillis();
