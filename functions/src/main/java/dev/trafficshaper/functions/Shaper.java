@@ -18,6 +18,7 @@ import dev.trafficshaper.functions.aws.StepFunctionsCallback;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.DrainerWake;
+import dev.trafficshaper.lifecycle.ConcurrentDispatch;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InvocationService;
@@ -35,6 +36,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -82,7 +84,7 @@ public final class Shaper {
 
     private Shaper(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch, DrainerWake wake) {
         this.env = env;
-        this.dispatch = dispatch != null ? () -> dispatch : memoize(this::lambdaAsync);
+        this.dispatch = dispatch != null ? () -> dispatch : memoize(this::concurrentDispatch);
         this.wake = wake != null ? () -> wake : memoize(this::lambdaAsync);
         this.catalog = memoize(() -> readCatalog(env));
         this.dynamoDb = memoize(clients::dynamoDb);
@@ -258,6 +260,16 @@ public final class Shaper {
     private LambdaAsync lambdaAsync() {
         return new LambdaAsync(lambda.get(), env.require("BEDROCK_PROCESSOR_FUNCTION"),
                 env.require("QUEUE_PROCESSOR_FUNCTION"));
+    }
+
+    /**
+     * Dispatches 64 at a time so the drainer's thread never waits on an invoke (≈ 2,000/s at 30 ms
+     * each); one that fails every attempt is logged and left to the workflow's timeout.
+     */
+    private ConcurrentDispatch concurrentDispatch() {
+        return ConcurrentDispatch.of(lambdaAsync(), 64, (model, requestId, failure) ->
+                LoggerFactory.getLogger(ConcurrentDispatch.class).error("dispatch of {} for {} failed: {}",
+                        requestId, model, failure.toString()));
     }
 
     private static ModelCatalog readCatalog(ShaperEnvironment env) {
