@@ -133,9 +133,9 @@ final class ModeledPorts {
     static ModelStatusBoard board(ModelStatusBoard inMemory, ModeledCalls calls) {
         return new ModelStatusBoard() {
             @Override
-            public void publish(ModelStatus status) {
+            public boolean publish(ModelStatus status, long fencingToken) {
                 calls.pay(DynamoDbCallPattern.single());
-                inMemory.publish(status);
+                return inMemory.publish(status, fencingToken);
             }
 
             @Override

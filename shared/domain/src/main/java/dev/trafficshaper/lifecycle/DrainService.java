@@ -160,7 +160,7 @@ public final class DrainService {
                         long depth = queue.depth(model.key(), at);
                         metrics.queueDepth(model.key(), depth);
                         core.depthCounted(depth, at);
-                        board.publish(core.finalStatus(at));
+                        board.publish(core.finalStatus(at), held.fencingToken());
                         leases.release(held, at);
                     }
                     return stop.reason();
@@ -198,7 +198,7 @@ public final class DrainService {
                     metrics.queueDepth(model.key(), depth);
                     core.depthCounted(depth, now);
                 } else if (step instanceof DrainStep.Publish publish) {
-                    board.publish(publish.status());
+                    board.publish(publish.status(), held.fencingToken());
                     core.published(now);
                 } else {
                     throw new IllegalStateException("unknown drain step " + step);

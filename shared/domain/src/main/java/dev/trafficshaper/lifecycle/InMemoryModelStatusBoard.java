@@ -7,15 +7,22 @@ import java.util.concurrent.ConcurrentHashMap;
 /** The status board in a map, for the local runtime and tests. */
 public final class InMemoryModelStatusBoard implements ModelStatusBoard {
 
-    private final Map<String, ModelStatus> statuses = new ConcurrentHashMap<>();
+    private record Published(ModelStatus status, long fencingToken) {
+    }
+
+    private final Map<String, Published> statuses = new ConcurrentHashMap<>();
 
     @Override
-    public void publish(ModelStatus status) {
-        statuses.put(status.modelKey(), status);
+    public boolean publish(ModelStatus status, long fencingToken) {
+        Published mine = new Published(status, fencingToken);
+        Published stored = statuses.merge(status.modelKey(), mine,
+                (current, next) -> current.fencingToken() > next.fencingToken() ? current : next);
+        return stored == mine;
     }
 
     @Override
     public Optional<ModelStatus> read(String modelKey) {
-        return Optional.ofNullable(statuses.get(modelKey));
+        Published published = statuses.get(modelKey);
+        return published == null ? Optional.empty() : Optional.of(published.status());
     }
 }

@@ -298,9 +298,10 @@ class DrainServiceTest {
         }
 
         @Override
-        public void publish(ModelStatus status) {
-            board.publish(status);
+        public boolean publish(ModelStatus status, long fencingToken) {
+            boolean stored = board.publish(status, fencingToken);
             onPublish.accept(status);
+            return stored;
         }
 
         @Override

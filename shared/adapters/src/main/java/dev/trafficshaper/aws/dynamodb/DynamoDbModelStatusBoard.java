@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
  * The status board as one item per model, {@code MODEL#{m}/STATUS}. Only the lease holder writes
@@ -25,12 +26,15 @@ public final class DynamoDbModelStatusBoard implements ModelStatusBoard {
         this.table = table;
     }
 
+    /** The fencing token of the lease the status was published under. */
+    static final String FENCE = "fencingToken";
+
     public static DynamoDbModelStatusBoard create(DynamoDbClient dynamoDb, String table) {
         return new DynamoDbModelStatusBoard(dynamoDb, table);
     }
 
     @Override
-    public void publish(ModelStatus status) {
+    public boolean publish(ModelStatus status, long fencingToken) {
         Map<String, AttributeValue> item = new java.util.HashMap<>(key(status.modelKey()));
         item.put("entity", s("model-status"));
         item.put("model", s(status.modelKey()));
@@ -43,7 +47,16 @@ public final class DynamoDbModelStatusBoard implements ModelStatusBoard {
         item.put("admitted", n(status.admitted()));
         item.put("throttles", n(status.throttles()));
         item.put("pacerState", s(status.pacerState()));
-        dynamoDb.putItem(b -> b.tableName(table).item(item));
+        item.put(FENCE, n(fencingToken));
+        try {
+            dynamoDb.putItem(b -> b.tableName(table).item(item)
+                    .conditionExpression("attribute_not_exists(#fence) OR #fence <= :fence")
+                    .expressionAttributeNames(Map.of("#fence", FENCE))
+                    .expressionAttributeValues(Map.of(":fence", n(fencingToken))));
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false; // a later lease holder's status stands
+        }
     }
 
     @Override
