@@ -159,12 +159,12 @@ public final class ShaperServices {
 
     private Notifier newNotifier() {
         return Notifier.builder()
+                .secret(ports.webhookSecret())
                 .requests(ports.requests())
                 .status(status())
                 .transport(ports.webhooks())
                 .events(ports.events())
                 .callbacks(ports.settings().callbacks())
-                .secret(ports.webhookSecret())
                 .maxAttempts(ports.settings().webhookAttempts())
                 .pause(ports.pause())
                 .clock(ports.clock()::nowMillis)
