@@ -1,13 +1,7 @@
 package dev.trafficshaper.functions;
 
 import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
-import dev.trafficshaper.aws.dynamodb.DynamoDbDrainerLeases;
-import dev.trafficshaper.aws.dynamodb.DynamoDbModelStatusBoard;
-import dev.trafficshaper.aws.dynamodb.DynamoDbPayloadStore;
-import dev.trafficshaper.aws.dynamodb.DynamoDbRequestQueue;
-import dev.trafficshaper.aws.dynamodb.DynamoDbRequestStore;
-import dev.trafficshaper.aws.dynamodb.DynamoDbUsageLedger;
-import dev.trafficshaper.aws.s3.S3PayloadObjects;
+import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
 import dev.trafficshaper.composition.Lazy;
 import dev.trafficshaper.composition.ShaperPorts;
 import dev.trafficshaper.composition.ShaperServices;
@@ -28,11 +22,8 @@ import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.model.ModelCatalog;
-import dev.trafficshaper.payload.PayloadPolicy;
-import dev.trafficshaper.queue.ShardPicker;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
-import dev.trafficshaper.usage.UsageSharding;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.slf4j.LoggerFactory;
@@ -62,14 +53,8 @@ public final class Shaper {
     private final ShaperEnvironment env;
     private final Lazy<SfnClient> sfn;
     private final Lazy<PowertoolsMetrics> metrics;
-    private final Lazy<Persistence> persistence;
+    private final Lazy<DynamoDbStores> persistence;
     private final ShaperServices services;
-
-    /** The adapters over the single table and the payload bucket. */
-    public record Persistence(DynamoDbRequestStore requests, DynamoDbRequestQueue queue, DynamoDbDrainerLeases leases,
-                              DynamoDbPayloadStore payloads, DynamoDbUsageLedger usage,
-                              DynamoDbModelStatusBoard board) {
-    }
 
     public Shaper(ShaperEnvironment env, Clients clients) {
         this(env, clients, null, null);
@@ -78,8 +63,6 @@ public final class Shaper {
     private Shaper(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch, DrainerWake wake) {
         this.env = env;
         Lazy<ModelCatalog> catalog = Lazy.of(() -> readCatalog(env));
-        Lazy<DynamoDbClient> dynamoDb = Lazy.of(clients::dynamoDb);
-        Lazy<S3Client> s3 = Lazy.of(clients::s3);
         Lazy<LambdaClient> lambda = Lazy.of(clients::lambda);
         Lazy<LambdaAsync> lambdaAsync = Lazy.of(() -> new LambdaAsync(lambda.get(),
                 env.require("BEDROCK_PROCESSOR_FUNCTION"), env.require("QUEUE_PROCESSOR_FUNCTION")));
@@ -87,17 +70,8 @@ public final class Shaper {
         this.metrics = Lazy.of(() -> new PowertoolsMetrics(
                 env.optional("POWERTOOLS_METRICS_NAMESPACE").orElse("TrafficShaper"),
                 env.optional("POWERTOOLS_SERVICE_NAME").orElse("traffic-shaper")));
-        this.persistence = Lazy.of(() -> {
-            String table = env.require("TABLE_NAME");
-            DynamoDbClient db = dynamoDb.get();
-            return new Persistence(DynamoDbRequestStore.create(db, table),
-                    DynamoDbRequestQueue.create(db, table, catalog.get(), ShardPicker.roundRobin()),
-                    DynamoDbDrainerLeases.create(db, table),
-                    DynamoDbPayloadStore.create(db, table,
-                            S3PayloadObjects.create(s3.get(), env.require("PAYLOAD_BUCKET")), PayloadPolicy.defaults()),
-                    DynamoDbUsageLedger.create(db, table, UsageSharding.defaults()),
-                    DynamoDbModelStatusBoard.create(db, table));
-        });
+        this.persistence = Lazy.of(() -> DynamoDbStores.create(clients.dynamoDb(), clients.s3(),
+                env.require("TABLE_NAME"), env.require("PAYLOAD_BUCKET"), catalog.get()));
         this.services = ShaperServices.create(ShaperPorts.builder()
                 .catalog(catalog)
                 .queue(() -> persistence.get().queue())
@@ -209,7 +183,7 @@ public final class Shaper {
     }
 
     /** The DynamoDB and S3 adapters themselves, for tests that look at the table. */
-    public Persistence persistence() {
+    public DynamoDbStores persistence() {
         return persistence.get();
     }
 
