@@ -37,6 +37,8 @@ import java.util.function.Supplier;
  * <p>Each port is given as a factory and made on first use, once ({@link Lazy}): a Lambda function
  * then creates only the clients its own services need, and a port whose configuration is missing
  * fails when a service that needs it is built, naming what is missing, not at every cold start.
+ * Time, the pause between webhook attempts, the id source and the settings cost nothing to make and
+ * are plain values.
  */
 public final class ShaperPorts {
 
@@ -62,7 +64,7 @@ public final class ShaperPorts {
     private final DrainClock clock;
     private final Notifier.Pause pause;
     private final Supplier<String> ids;
-    private final TokenEstimator estimator;
+    private final Lazy<TokenEstimator> estimator;
     private final ShaperSettings settings;
 
     private ShaperPorts(Builder b) {
@@ -85,7 +87,7 @@ public final class ShaperPorts {
         this.clock = b.clock;
         this.pause = b.pause;
         this.ids = b.ids;
-        this.estimator = b.estimator;
+        this.estimator = Lazy.of(b.estimator);
         this.settings = b.settings;
     }
 
@@ -178,8 +180,9 @@ public final class ShaperPorts {
         return ids;
     }
 
+    /** Estimates a submission's input tokens before it is queued. */
     public TokenEstimator estimator() {
-        return estimator;
+        return estimator.get();
     }
 
     public ShaperSettings settings() {
@@ -211,7 +214,7 @@ public final class ShaperPorts {
         private DrainClock clock = DrainClock.system();
         private Notifier.Pause pause = Thread::sleep;
         private Supplier<String> ids = () -> UUID.randomUUID().toString();
-        private TokenEstimator estimator = CharacterTokenEstimator.defaults();
+        private Supplier<? extends TokenEstimator> estimator = CharacterTokenEstimator::defaults;
         private ShaperSettings settings = ShaperSettings.defaults();
 
         private Builder() {
@@ -244,7 +247,7 @@ public final class ShaperPorts {
         /** Default random UUIDs. */
         public Builder ids(Supplier<String> value) { this.ids = value; return this; }
         /** Default {@link CharacterTokenEstimator#defaults()}. */
-        public Builder estimator(TokenEstimator value) { this.estimator = value; return this; }
+        public Builder estimator(Supplier<? extends TokenEstimator> value) { this.estimator = value; return this; }
         /** Default {@link ShaperSettings#defaults()}. */
         public Builder settings(ShaperSettings value) { this.settings = value; return this; }
 
