@@ -38,11 +38,11 @@ import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.lambda.powertools.parameters.ssm.SSMProvider;
 
 /**
- * The functions' composition root: reads the environment once, makes each AWS client on first use,
- * fills {@link ShaperPorts} with the AWS adapters and takes every service from
- * {@link ShaperServices}, the same builder the local runtime uses. A function builds only what its
- * handler asks for (ports and services are made on first use), which keeps cold starts and
- * SnapStart snapshots small. One instance per handler instance, i.e. per Lambda execution
+ * The functions' composition root: fills {@link ShaperPorts} with the AWS adapters and takes every
+ * service from {@link ShaperServices}, the same builder the local runtime uses. Clients, ports and
+ * services are made on first use, each once, reading the environment variables they need as they
+ * are made; so a function builds only what its handler asks for, which keeps cold starts and
+ * SnapStart snapshots small, and a missing variable fails with its name. One instance per handler instance, i.e. per Lambda execution
  * environment.
  *
  * <p>Clients honour {@code AWS_ENDPOINT_URL} (SDK standard), so the same code runs against an
