@@ -20,6 +20,7 @@ import dev.trafficshaper.functions.submit.SubmitHandler;
 import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.model.ModelCatalog;
+import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.simulator.bedrock.BedrockSimulator;
 import dev.trafficshaper.simulator.provider.Faults;
 import dev.trafficshaper.simulator.provider.LatencyModel;
@@ -38,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -249,6 +251,32 @@ class RequestLifecycleIT {
         assertThat(status.getStatusCode()).isEqualTo(504);
         assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
         assertThat(deployment.shaper.persistence().queue().depth("nova-lite", System.currentTimeMillis())).isZero();
+        assertThat(webhookCalls.get(id)).hasValue(1);
+    }
+
+    @Test
+    void theScheduledSafetyNetExpiresARequestNobodyDrainsOnceItsDeadlinePasses() {
+        Deployment deployment = new Deployment(300, false, 1);
+        String id = deployment.submit(body("nova-lite", "overdue-" + System.nanoTime(), 2));
+        await().atMost(Duration.ofSeconds(30)).alias("the request is queued")
+                .until(() -> deployment.shaper.requests().find(id, System.currentTimeMillis())
+                        .map(r -> r.state() == RequestState.QUEUED).orElse(false));
+        long deadline = deployment.shaper.requests().find(id, System.currentTimeMillis()).orElseThrow().deadlineMillis();
+        await().atMost(Duration.ofSeconds(30)).alias("the deadline passed and no drainer holds the lease")
+                .until(() -> System.currentTimeMillis() > deadline && deployment.shaper.persistence().leases()
+                        .current("nova-lite", System.currentTimeMillis()).isEmpty());
+
+        Map<String, Object> sweep = new QueueProcessorHandler(deployment.shaper).handleRequest(
+                Map.of("source", "schedule"), new FakeContext("queue-processor", 60_000));
+
+        assertThat(sweep.get("expired")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Integer.class))
+                .containsKey("nova-lite");
+        StateMachineHarness.Result result = deployment.awaitExecution(id);
+        assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+        APIGatewayProxyResponseEvent status = deployment.status(id);
+        assertThat(status.getStatusCode()).isEqualTo(504);
+        assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
         assertThat(webhookCalls.get(id)).hasValue(1);
     }
 

@@ -51,8 +51,7 @@ class FunctionEnvironmentTest {
             },
             "queue-processor", shaper -> {
                 shaper.drains();
-                shaper.persistence();
-                shaper.catalog();
+                shaper.safetyNet();
             },
             "bedrock-processor", Shaper::invocations,
             "finalizer", Shaper::finalizer,

@@ -2,48 +2,35 @@ package dev.trafficshaper.local;
 
 import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
 import dev.trafficshaper.bedrock.ModelInvoker;
-import dev.trafficshaper.delivery.HttpWebhookTransport;
+import dev.trafficshaper.composition.ShaperPorts;
+import dev.trafficshaper.composition.ShaperServices;
+import dev.trafficshaper.composition.ShaperSettings;
 import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.OutcomeEvents;
 import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.lifecycle.AdmissionService;
-import dev.trafficshaper.lifecycle.DrainService;
-import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.Finalizer;
-import dev.trafficshaper.lifecycle.InvocationDispatch;
 import dev.trafficshaper.lifecycle.InvocationService;
-import dev.trafficshaper.lifecycle.ModelStatus;
-import dev.trafficshaper.lifecycle.PacerHandoff;
+import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.SubmissionService;
-import dev.trafficshaper.lifecycle.WorkflowCallback;
-import dev.trafficshaper.lease.DrainerLeases;
-import dev.trafficshaper.lifecycle.ModelStatusBoard;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.payload.PayloadPolicy;
-import dev.trafficshaper.payload.PayloadStore;
 import dev.trafficshaper.queue.RequestQueue;
-import dev.trafficshaper.request.RequestStore;
-import dev.trafficshaper.usage.UsageLedger;
-import java.util.function.Function;
-import dev.trafficshaper.model.ModelConfig;
-import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import dev.trafficshaper.threads.DaemonThreads;
-import dev.trafficshaper.submission.CharacterTokenEstimator;
-import dev.trafficshaper.submission.SubmissionParser;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -51,15 +38,17 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 
 /**
- * The whole shaper in one process: the same services the Lambda functions run, wired to the
- * in-memory adapters, with threads where AWS has asynchronous invokes and Step Functions. The
+ * The whole shaper in one process: the services the Lambda functions run, built by the same
+ * {@link ShaperServices}, with the local adapters in {@link ShaperPorts} — the stores of
+ * {@link LocalStores}, and threads where AWS has asynchronous invokes and Step Functions. The
  * workflow's "resume" becomes the delivery itself (webhook and event), as the Deliver state does
  * on AWS.
  *
- * <p>One drainer thread per model runs while there is work; a 1-second safety net wakes a drainer
- * for any model with queued work and no lease, the local counterpart of the 1-minute schedule.
- * Each model keeps one pacer for the life of the process, so a drainer that starts again soon
- * after the last one went idle still knows what was admitted in the last minute.
+ * <p>One drainer thread per model runs while there is work; every second the {@link SafetyNet}
+ * sweeps, as the 1-minute schedule does on AWS: it wakes a drainer for any model with queued work
+ * and no lease, and expires the overdue items of such models. Each model keeps one pacer for the
+ * life of the process ({@link KeptPacers}), so a drainer that starts again soon after the last one
+ * went idle still knows what was admitted in the last minute.
  *
  * <p>Time comes from one {@link LocalClock}; a scaled clock (shared with the Bedrock simulator)
  * plays a run of several quota minutes in seconds.
@@ -67,12 +56,8 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 public final class LocalRuntime implements AutoCloseable {
 
     private final ModelCatalog catalog;
-    private final SubmissionService submissions;
-    private final AdmissionService admissions;
-    private final StatusService status;
-    private final Finalizer finalizer;
     private final RequestQueue queue;
-    private final DrainerLeases leases;
+    private final ShaperServices services;
     private final ExecutorService drainers = Executors.newCachedThreadPool(DaemonThreads.factory("shaper-drainer"));
     private final ExecutorService invokers;
     private final ExecutorService deliveries = Executors.newFixedThreadPool(4,
@@ -98,41 +83,36 @@ public final class LocalRuntime implements AutoCloseable {
         this.listener = b.listener;
         this.invokers = Executors.newFixedThreadPool(b.invokerThreads, DaemonThreads.factory("shaper-invoker"));
         LocalStores stores = b.stores.apply(catalog);
-        RequestStore requests = stores.requests();
-        leases = stores.leases();
-        queue = stores.queue();
-        PayloadStore payloads = stores.payloads();
-        UsageLedger usage = stores.usage();
-        ModelStatusBoard board = stores.board();
-        CallbackUrlPolicy callbacks = b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local();
-        status = StatusService.create(catalog, requests, payloads, board);
-        Notifier notifier = Notifier.create(requests, status, new HttpWebhookTransport(Duration.ofSeconds(10)),
-                b.events, callbacks, b.webhookSecret, 3, Thread::sleep, clock);
-        WorkflowCallback deliver = record -> deliveries.execute(() -> {
-            try {
-                listener.delivered(record, notifier.deliver(record));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        DrainerWake wake = this::wake;
+        this.queue = stores.queue();
+        // Made now, not on the first request: a Bedrock client that cannot be built stops the start.
         ModelInvoker invoker = b.invoker != null ? b.invoker : bedrockInvoker(b.bedrockEndpoint);
-        InvocationService invocations = InvocationService.create(catalog, requests, queue, payloads, usage, invoker,
-                deliver, wake, b.metrics, clock, InvocationService.DEFAULT_MAX_REQUEUES);
-        InvocationDispatch dispatch = (model, requestId) -> invokers.execute(() -> invocations.process(requestId));
-        DrainService drain = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
-                .board(board).dispatch(dispatch).wake(wake).callback(deliver).metrics(b.metrics)
-                .handoff(new KeptPacers()).clock(clock).build();
-        this.drainService = drain;
-        submissions = SubmissionService.create(catalog,
-                SubmissionParser.create(catalog, callbacks, maxBodyBytes), b.estimator(), payloads,
-                requests, board, () -> UUID.randomUUID().toString());
-        admissions = AdmissionService.create(queue, requests, leases, wake, deliver);
-        finalizer = Finalizer.create(requests, queue, b.metrics);
-        safetyNet.scheduleWithFixedDelay(this::wakeIdleModelsWithWork, 1, 1, TimeUnit.SECONDS);
+        byte[] webhookSecret = b.webhookSecret.clone();
+        OutcomeEvents events = b.events;
+        ShaperMetrics metrics = b.metrics;
+        this.services = ShaperServices.create(ShaperPorts.builder()
+                .catalog(() -> catalog)
+                .queue(stores::queue)
+                .requests(stores::requests)
+                .leases(stores::leases)
+                .board(stores::board)
+                .usage(stores::usage)
+                .payloads(stores::payloads)
+                .invoker(() -> invoker)
+                .dispatch(() -> this::dispatch)
+                .wake(() -> this::wake)
+                .callback(() -> this::deliver)
+                .events(() -> events)
+                .webhookSecret(() -> webhookSecret)
+                .metrics(() -> metrics)
+                .handoff(KeptPacers::new)
+                .clock(clock)
+                .settings(ShaperSettings.builder()
+                        .callbacks(b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local())
+                        .maxBodyBytes(maxBodyBytes)
+                        .build())
+                .build());
+        safetyNet.scheduleWithFixedDelay(this::sweep, 1, 1, TimeUnit.SECONDS);
     }
-
-    private final DrainService drainService;
 
     public static Builder builder() {
         return new Builder();
@@ -142,20 +122,25 @@ public final class LocalRuntime implements AutoCloseable {
         return catalog;
     }
 
+    /** Every service of this runtime. */
+    public ShaperServices services() {
+        return services;
+    }
+
     public SubmissionService submissions() {
-        return submissions;
+        return services.submissions();
     }
 
     public AdmissionService admissions() {
-        return admissions;
+        return services.admissions();
     }
 
     public StatusService status() {
-        return status;
+        return services.status();
     }
 
     public Finalizer finalizer() {
-        return finalizer;
+        return services.finalizer();
     }
 
     public long nowMillis() {
@@ -184,7 +169,7 @@ public final class LocalRuntime implements AutoCloseable {
         }
         drainers.execute(() -> {
             try {
-                drainService.drain(modelKey, "local-" + modelKey, Long.MAX_VALUE);
+                services.drains().drain(modelKey, "local-" + modelKey, Long.MAX_VALUE);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
@@ -195,12 +180,28 @@ public final class LocalRuntime implements AutoCloseable {
         });
     }
 
-    private void wakeIdleModelsWithWork() {
-        long now = clock.nowMillis();
-        for (ModelConfig model : catalog.all()) {
-            if (leases.current(model.key(), now).isEmpty() && queue.depth(model.key(), now) > 0) {
-                wake(model.key());
+    /** The Bedrock Processor's asynchronous invoke: one call on the invoker pool. */
+    private void dispatch(String modelKey, String requestId) {
+        invokers.execute(() -> services.invocations().process(requestId));
+    }
+
+    /** The workflow's resume: the Deliver state's webhook and event, then the listener. */
+    private void deliver(RequestRecord record) {
+        deliveries.execute(() -> {
+            try {
+                listener.delivered(record, services.notifier().deliver(record));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
+        });
+    }
+
+    /** One safety-net sweep; a failure (a store unreachable, say) is reported and the next sweep runs. */
+    private void sweep() {
+        try {
+            services.safetyNet().sweep(clock.nowMillis());
+        } catch (RuntimeException e) {
+            System.err.println("safety net sweep failed: " + e);
         }
     }
 
@@ -229,31 +230,12 @@ public final class LocalRuntime implements AutoCloseable {
         }
     }
 
-    /**
-     * One pacer per model for the life of the process. Only one drainer per model runs at a time
-     * (the {@code draining} flag and the lease), and starting a drainer happens after the previous
-     * one finished, so the pacer is never used by two threads at once.
-     */
-    private static final class KeptPacers implements PacerHandoff {
-        private final Map<String, Pacer> pacers = new ConcurrentHashMap<>();
-
-        @Override
-        public Pacer resume(ModelConfig model, Optional<ModelStatus> last, long nowMillis) {
-            return pacers.computeIfAbsent(model.key(), key -> Pacer.create(model.quota(), model.pacer()));
-        }
-
-        @Override
-        public String export(Pacer pacer, long nowMillis) {
-            return "";
-        }
-    }
-
     public static final class Builder {
         private ModelCatalog catalog = ModelCatalog.defaults();
         private Function<ModelCatalog, LocalStores> stores = LocalStores.inMemory();
         private URI bedrockEndpoint;
         private ModelInvoker invoker;
-        private byte[] webhookSecret = "local-webhook-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        private byte[] webhookSecret = "local-webhook-secret".getBytes(StandardCharsets.UTF_8);
         private OutcomeEvents events = OutcomeEvents.NONE;
         private ShaperMetrics metrics = ShaperMetrics.NONE;
         private OutcomeListener listener = OutcomeListener.NONE;
@@ -282,10 +264,6 @@ public final class LocalRuntime implements AutoCloseable {
         public Builder clock(LocalClock value) { this.clock = value; return this; }
         /** Largest submission body in bytes (default: the payload limit, 20 MiB). */
         public Builder maxBodyBytes(int value) { this.maxBodyBytes = value; return this; }
-
-        CharacterTokenEstimator estimator() {
-            return CharacterTokenEstimator.defaults();
-        }
 
         public LocalRuntime build() {
             if (catalog == null || clock == null || events == null || metrics == null || listener == null) {

@@ -1,13 +1,7 @@
 package dev.trafficshaper.local;
 
-import dev.trafficshaper.aws.dynamodb.DynamoDbDrainerLeases;
-import dev.trafficshaper.aws.dynamodb.DynamoDbModelStatusBoard;
-import dev.trafficshaper.aws.dynamodb.DynamoDbPayloadStore;
-import dev.trafficshaper.aws.dynamodb.DynamoDbRequestQueue;
-import dev.trafficshaper.aws.dynamodb.DynamoDbRequestStore;
-import dev.trafficshaper.aws.dynamodb.DynamoDbUsageLedger;
+import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
 import dev.trafficshaper.aws.dynamodb.TableLayout;
-import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.lease.DrainerLeases;
 import dev.trafficshaper.lease.InMemoryDrainerLeases;
 import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
@@ -32,7 +26,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * Where the local runtime keeps its state: in memory (the default; gone when the process ends), or
  * in a DynamoDB table and S3 bucket — an emulator's through {@code AWS_ENDPOINT_URL}, or real ones —
- * with exactly the adapters the Lambda functions use. Both pass one contract suite.
+ * with exactly the adapters the Lambda functions use ({@link DynamoDbStores}). Both pass one
+ * contract suite.
  */
 public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeases leases, PayloadStore payloads,
                           UsageLedger usage, ModelStatusBoard board) {
@@ -60,13 +55,9 @@ public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeas
             if (s3.listBuckets().buckets().stream().noneMatch(existing -> existing.name().equals(bucket))) {
                 s3.createBucket(b -> b.bucket(bucket));
             }
-            return new LocalStores(DynamoDbRequestStore.create(dynamoDb, table),
-                    DynamoDbRequestQueue.create(dynamoDb, table, catalog, ShardPicker.roundRobin()),
-                    DynamoDbDrainerLeases.create(dynamoDb, table),
-                    DynamoDbPayloadStore.create(dynamoDb, table, S3PayloadObjects.create(s3, bucket),
-                            PayloadPolicy.defaults()),
-                    DynamoDbUsageLedger.create(dynamoDb, table, UsageSharding.defaults()),
-                    DynamoDbModelStatusBoard.create(dynamoDb, table));
+            DynamoDbStores stores = DynamoDbStores.create(dynamoDb, s3, table, bucket, catalog);
+            return new LocalStores(stores.requests(), stores.queue(), stores.leases(), stores.payloads(),
+                    stores.usage(), stores.board());
         };
     }
 }

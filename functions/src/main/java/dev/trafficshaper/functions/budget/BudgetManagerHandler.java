@@ -5,7 +5,6 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Shaper;
-import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.Ticket;
 import dev.trafficshaper.lifecycle.TicketJson;
 import dev.trafficshaper.request.RequestRecord;
@@ -24,7 +23,6 @@ public final class BudgetManagerHandler implements RequestHandler<Map<String, Ob
     private static final Logger LOG = LoggerFactory.getLogger(BudgetManagerHandler.class);
 
     private final Shaper shaper;
-    private AdmissionService admissions;
 
     public BudgetManagerHandler() {
         this(Shaper.fromEnvironment());
@@ -39,10 +37,7 @@ public final class BudgetManagerHandler implements RequestHandler<Map<String, Ob
         JsonNode input = Json.tree(event);
         Ticket ticket = TicketJson.read(input.get("request"));
         return Logs.with(context, "requestId", ticket.requestId(), () -> {
-            if (admissions == null) {
-                admissions = shaper.admissions();
-            }
-            RequestRecord record = admissions.admit(ticket, Json.text(input, "taskToken"), System.currentTimeMillis());
+            RequestRecord record = shaper.admissions().admit(ticket, Json.text(input, "taskToken"), System.currentTimeMillis());
             shaper.metrics().enqueued(ticket.modelKey());
             LOG.info("enqueued on shard {} in state {}", record.shard(), record.state());
             return Map.of("requestId", record.requestId(), "status", record.state().name());

@@ -3,9 +3,8 @@ package dev.trafficshaper.functions.drain;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import dev.trafficshaper.functions.Shaper;
-import dev.trafficshaper.lease.Lease;
 import dev.trafficshaper.lifecycle.DrainService;
-import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.lifecycle.SafetyNet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -15,8 +14,9 @@ import dev.trafficshaper.functions.Logs;
 /**
  * The Queue Processor. Invoked with {@code {"model": key}} (a wake-up) it drains that model until
  * idle or until {@value #HANDOFF_MARGIN_MILLIS} ms before the function's time limit, then hands
- * off. Invoked by the 1-minute schedule (no model) it is the safety net: it wakes a drainer for
- * every model with queued work and no lease holder.
+ * off. Invoked by the 1-minute schedule (no model) it runs the safety net ({@link SafetyNet}): a
+ * drainer for every model with queued work and no lease holder, and the overdue items of those
+ * models expired.
  */
 public final class QueueProcessorHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
 
@@ -40,7 +40,7 @@ public final class QueueProcessorHandler implements RequestHandler<Map<String, O
         return Logs.with(context, "model", model == null ? "*" : model, () -> {
             long now = System.currentTimeMillis();
             if (model == null) {
-                return wakeModelsWithWork(now);
+                return sweep(now);
             }
             long stopBy = now + context.getRemainingTimeInMillis() - HANDOFF_MARGIN_MILLIS;
             try {
@@ -61,18 +61,14 @@ public final class QueueProcessorHandler implements RequestHandler<Map<String, O
         });
     }
 
-    private Map<String, Object> wakeModelsWithWork(long now) {
-        Map<String, Object> woken = new LinkedHashMap<>();
-        Shaper.Persistence p = shaper.persistence();
-        for (ModelConfig config : shaper.catalog().all()) {
-            boolean leased = p.leases().current(config.key(), now).map((Lease lease) -> true).orElse(false);
-            var heads = p.queue().heads(config.key(), 1, now);
-            if (!leased && (!heads.work().isEmpty() || !heads.overdue().isEmpty())) {
-                shaper.wake(config.key());
-                woken.put(config.key(), "woken");
-            }
-        }
-        LOG.info("safety net: {}", woken);
-        return woken;
+    private Map<String, Object> sweep(long now) {
+        SafetyNet.Sweep sweep = shaper.safetyNet().sweep(now);
+        LOG.info("safety net: woke {}, expired {}, left {} to their lease holders", sweep.woken(), sweep.expired(),
+                sweep.leased());
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("woken", sweep.woken());
+        result.put("expired", sweep.expired());
+        result.put("leased", sweep.leased());
+        return result;
     }
 }

@@ -18,7 +18,6 @@ public final class BedrockProcessorHandler implements RequestHandler<Map<String,
     private static final Logger LOG = LoggerFactory.getLogger(BedrockProcessorHandler.class);
 
     private final Shaper shaper;
-    private InvocationService invocations;
 
     public BedrockProcessorHandler() {
         this(Shaper.fromEnvironment());
@@ -35,10 +34,7 @@ public final class BedrockProcessorHandler implements RequestHandler<Map<String,
             throw new IllegalArgumentException("event field 'requestId' is required");
         }
         return Logs.with(context, "requestId", requestId, () -> {
-            if (invocations == null) {
-                invocations = shaper.invocations();
-            }
-            InvocationService.Result result = invocations.process(requestId.toString());
+            InvocationService.Result result = shaper.invocations().process(requestId.toString());
             LOG.info("processed: {}", result);
             return Map.of("requestId", requestId.toString(), "result", result.name());
         });

@@ -24,7 +24,6 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
     private static final Logger LOG = LoggerFactory.getLogger(NotifierHandler.class);
 
     private final Shaper shaper;
-    private Notifier notifier;
 
     public NotifierHandler() {
         this(Shaper.fromEnvironment());
@@ -48,11 +47,8 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
                 result.put("delivered", false);
                 return result;
             }
-            if (notifier == null) {
-                notifier = shaper.notifier();
-            }
             try {
-                Notifier.Delivery delivery = notifier.deliver(record.get());
+                Notifier.Delivery delivery = shaper.notifier().deliver(record.get());
                 result.put("delivered", true);
                 result.put("webhookStatus", delivery.webhookStatus());
                 if (delivery.webhookError() != null) {

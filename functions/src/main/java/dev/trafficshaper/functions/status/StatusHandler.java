@@ -18,7 +18,6 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 public final class StatusHandler implements RequestHandler<APIGatewayProxyRequestEvent, APIGatewayProxyResponseEvent> {
 
     private final Shaper shaper;
-    private StatusService status;
 
     public StatusHandler() {
         this(Shaper.fromEnvironment());
@@ -31,9 +30,7 @@ public final class StatusHandler implements RequestHandler<APIGatewayProxyReques
     @Override
     public APIGatewayProxyResponseEvent handleRequest(APIGatewayProxyRequestEvent event, Context context) {
         return PowertoolsLogging.withLogging(context, () -> {
-            if (status == null) {
-                status = shaper.status();
-            }
+            StatusService status = shaper.status();
             long now = System.currentTimeMillis();
             String path = event.getPath() == null ? "" : event.getPath();
             if (path.endsWith("/v1/models")) {

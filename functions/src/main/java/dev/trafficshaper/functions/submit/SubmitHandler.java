@@ -36,7 +36,6 @@ public final class SubmitHandler
     private static final Logger LOG = LoggerFactory.getLogger(SubmitHandler.class);
 
     private final Shaper shaper;
-    private SubmissionService submissions;
 
     public SubmitHandler() {
         this(Shaper.fromEnvironment());
@@ -55,11 +54,8 @@ public final class SubmitHandler
             }
             byte[] body = event.getBody() == null ? new byte[0] : Boolean.TRUE.equals(event.getIsBase64Encoded())
                     ? Base64.getDecoder().decode(event.getBody()) : event.getBody().getBytes(StandardCharsets.UTF_8);
-            if (submissions == null) {
-                submissions = shaper.submissions();
-            }
             try {
-                SubmissionService.Accepted accepted = submissions.submit(tenant.get(), body, System.currentTimeMillis());
+                SubmissionService.Accepted accepted = shaper.submissions().submit(tenant.get(), body, System.currentTimeMillis());
                 String status = "QUEUED";
                 if (accepted.isNew()) {
                     start(tenant.get(), accepted);

@@ -22,6 +22,9 @@ public final class Notifier {
 
     public static final String EVENT_DETAIL_TYPE = "Shaped request finished";
 
+    /** Webhook attempts per delivery unless the builder says otherwise: 1 s and 2 s apart. */
+    public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
     /** Something the notifier can wait on between attempts; tests pass one that returns at once. */
     public interface Pause {
         void sleep(long millis) throws InterruptedException;
@@ -42,26 +45,20 @@ public final class Notifier {
     private final Pause pause;
     private final LongSupplier clock;
 
-    private Notifier(RequestStore requests, StatusService status, WebhookTransport transport, OutcomeEvents events,
-                     CallbackUrlPolicy callbacks, byte[] secret, int maxAttempts, Pause pause, LongSupplier clock) {
-        this.requests = requests;
-        this.status = status;
-        this.transport = transport;
-        this.events = events;
-        this.callbacks = callbacks;
-        this.secret = secret.clone();
-        this.maxAttempts = maxAttempts;
-        this.pause = pause;
-        this.clock = clock;
+    private Notifier(Builder b) {
+        this.requests = b.requests;
+        this.status = b.status;
+        this.transport = b.transport;
+        this.events = b.events;
+        this.callbacks = b.callbacks;
+        this.secret = b.secret.clone();
+        this.maxAttempts = b.maxAttempts;
+        this.pause = b.pause;
+        this.clock = b.clock;
     }
 
-    public static Notifier create(RequestStore requests, StatusService status, WebhookTransport transport,
-                                  OutcomeEvents events, CallbackUrlPolicy callbacks, byte[] secret, int maxAttempts,
-                                  Pause pause, LongSupplier clock) {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be positive");
-        }
-        return new Notifier(requests, status, transport, events, callbacks, secret, maxAttempts, pause, clock);
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** Delivers the request's current (terminal) state; empty when the request is unknown. */
@@ -129,6 +126,48 @@ public final class Notifier {
             return Optional.of("callbackUrl host does not resolve: " + target.getHost());
         } catch (RuntimeException e) {
             return Optional.of(e.getMessage());
+        }
+    }
+    public static final class Builder {
+        private RequestStore requests;
+        private StatusService status;
+        private WebhookTransport transport;
+        private OutcomeEvents events = OutcomeEvents.NONE;
+        private CallbackUrlPolicy callbacks;
+        private byte[] secret;
+        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+        private Pause pause = Thread::sleep;
+        private LongSupplier clock = System::currentTimeMillis;
+
+        private Builder() {
+        }
+
+        public Builder requests(RequestStore value) { this.requests = value; return this; }
+        /** Renders the body the webhook and the event carry, the same as a status read. */
+        public Builder status(StatusService value) { this.status = value; return this; }
+        public Builder transport(WebhookTransport value) { this.transport = value; return this; }
+        /** Where outcome events go; default nowhere. */
+        public Builder events(OutcomeEvents value) { this.events = value; return this; }
+        /** Checked again on every resolved address before each webhook attempt. */
+        public Builder callbacks(CallbackUrlPolicy value) { this.callbacks = value; return this; }
+        /** The HMAC-SHA256 key that signs webhooks (copied). */
+        public Builder secret(byte[] value) { this.secret = value == null ? null : value.clone(); return this; }
+        /** Webhook attempts per delivery; default {@value #DEFAULT_MAX_ATTEMPTS}. */
+        public Builder maxAttempts(int value) { this.maxAttempts = value; return this; }
+        /** The wait between attempts; default {@link Thread#sleep(long)}. */
+        public Builder pause(Pause value) { this.pause = value; return this; }
+        public Builder clock(LongSupplier value) { this.clock = value; return this; }
+
+        public Notifier build() {
+            if (requests == null || status == null || transport == null || events == null || callbacks == null
+                    || secret == null || pause == null || clock == null) {
+                throw new IllegalStateException("requests, status, transport, events, callbacks, secret, pause and"
+                        + " clock are required");
+            }
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be positive, was " + maxAttempts);
+            }
+            return new Notifier(this);
         }
     }
 }

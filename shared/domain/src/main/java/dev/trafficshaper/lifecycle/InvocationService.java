@@ -88,6 +88,11 @@ public final class InvocationService {
                 clock, maxRequeues);
     }
 
+    /** The same parts as {@link #create}, named; the composition root uses this. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
     /** What one delivery did. */
     public enum Result { SUCCEEDED, FAILED, REQUEUED, EXPIRED, DUPLICATE, UNKNOWN }
 
@@ -180,4 +185,46 @@ public final class InvocationService {
 
     /** Requeues allowed per request by default: enough to ride out a misjudged minute. */
     public static final int DEFAULT_MAX_REQUEUES = 3;
+    public static final class Builder {
+        private ModelCatalog catalog;
+        private RequestStore requests;
+        private RequestQueue queue;
+        private PayloadStore payloads;
+        private UsageLedger usage;
+        private ModelInvoker invoker;
+        private WorkflowCallback callback;
+        private DrainerWake wake;
+        private ShaperMetrics metrics = ShaperMetrics.NONE;
+        private LongSupplier clock = System::currentTimeMillis;
+        private int maxRequeues = DEFAULT_MAX_REQUEUES;
+
+        private Builder() {
+        }
+
+        public Builder catalog(ModelCatalog value) { this.catalog = value; return this; }
+        public Builder requests(RequestStore value) { this.requests = value; return this; }
+        public Builder queue(RequestQueue value) { this.queue = value; return this; }
+        public Builder payloads(PayloadStore value) { this.payloads = value; return this; }
+        public Builder usage(UsageLedger value) { this.usage = value; return this; }
+        public Builder invoker(ModelInvoker value) { this.invoker = value; return this; }
+        public Builder callback(WorkflowCallback value) { this.callback = value; return this; }
+        public Builder wake(DrainerWake value) { this.wake = value; return this; }
+        public Builder metrics(ShaperMetrics value) { this.metrics = value; return this; }
+        public Builder clock(LongSupplier value) { this.clock = value; return this; }
+        /** Default {@value #DEFAULT_MAX_REQUEUES}. */
+        public Builder maxRequeues(int value) { this.maxRequeues = value; return this; }
+
+        public InvocationService build() {
+            if (catalog == null || requests == null || queue == null || payloads == null || usage == null
+                    || invoker == null || callback == null || wake == null || metrics == null || clock == null) {
+                throw new IllegalStateException("catalog, requests, queue, payloads, usage, invoker, callback, wake,"
+                        + " metrics and clock are required");
+            }
+            if (maxRequeues < 0) {
+                throw new IllegalArgumentException("maxRequeues must not be negative, was " + maxRequeues);
+            }
+            return create(catalog, requests, queue, payloads, usage, invoker, callback, wake, metrics, clock,
+                    maxRequeues);
+        }
+    }
 }

@@ -5,14 +5,24 @@ import dev.trafficshaper.pacing.Lane;
 import java.util.Optional;
 
 /**
- * Predicts when a new request would be admitted, from the drainer's last published status.
+ * Predicts when a new request would be admitted, from the drainer's last published status. This
+ * is the shaper's one ETA: submission (early refusal, fallback routing) and the status views
+ * ({@code Retry-After}, {@code GET /v1/models}) all use it.
+ *
+ * <p>Why from the status and not from the pacer: the pacer lives in the drainer, one lease holder
+ * per model, while predictions are needed in every Submit and Status call, in other processes. The
+ * status (published every two seconds) carries what a prediction needs — the queued work per lane
+ * in minutes of quota, the pacer's next slot and its current target — so this formula needs no
+ * pacer and no store reads beyond the status item. It leaves out the slow-start ramp (a few seconds
+ * after an idle minute) and the new request's own cost: both are small against any backlog long
+ * enough to decide whether a deadline can be met.
  *
  * <p>The queue drains at {@code target} minutes of quota per minute. Lanes share it as the pacer
  * shares it: interactive work waits for its own backlog plus the bulk work that its lane's weight
  * lets through meanwhile (and vice versa), so
  * {@code start = max(now, nextSlot) + (own + min(other, own × w_other / w_own)) / target} minutes.
  * A status older than {@link #MAX_STATUS_AGE_MILLIS} says nothing about the queue now (no drainer
- * is running, so the queue is at most what the 1-minute safety net left), and the prediction is
+ * is running, so the queue is at most what the safety net left), and the prediction is
  * "at once"; the deadline still bounds the wait.
  */
 public final class StartEstimate {

@@ -10,6 +10,7 @@ import dev.trafficshaper.payload.PayloadStore;
 import dev.trafficshaper.request.NewRequest;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.submission.CharacterTokenEstimator;
 import dev.trafficshaper.submission.InvalidSubmissionException;
 import dev.trafficshaper.submission.Submission;
 import dev.trafficshaper.submission.SubmissionParser;
@@ -17,6 +18,7 @@ import dev.trafficshaper.submission.TokenEstimator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 /**
@@ -37,22 +39,18 @@ public final class SubmissionService {
     private final ModelStatusBoard board;
     private final Supplier<String> ids;
 
-    private SubmissionService(ModelCatalog catalog, SubmissionParser parser, TokenEstimator estimator,
-                              PayloadStore payloads, RequestStore requests, ModelStatusBoard board,
-                              Supplier<String> ids) {
-        this.catalog = catalog;
-        this.parser = parser;
-        this.estimator = estimator;
-        this.payloads = payloads;
-        this.requests = requests;
-        this.board = board;
-        this.ids = ids;
+    private SubmissionService(Builder b) {
+        this.catalog = b.catalog;
+        this.parser = b.parser;
+        this.estimator = b.estimator;
+        this.payloads = b.payloads;
+        this.requests = b.requests;
+        this.board = b.board;
+        this.ids = b.ids;
     }
 
-    public static SubmissionService create(ModelCatalog catalog, SubmissionParser parser, TokenEstimator estimator,
-                                           PayloadStore payloads, RequestStore requests, ModelStatusBoard board,
-                                           Supplier<String> ids) {
-        return new SubmissionService(catalog, parser, estimator, payloads, requests, board, ids);
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** What came of a submission: a new ticket to start, or the request stored earlier under its id. */
@@ -147,5 +145,38 @@ public final class SubmissionService {
                     + " tokens, over the limit of " + model.maxInputTokens() + " for model " + model.key());
         }
         return TokenUsage.of(input, submission.maxTokens());
+    }
+
+    public static final class Builder {
+        private ModelCatalog catalog;
+        private SubmissionParser parser;
+        private TokenEstimator estimator = CharacterTokenEstimator.defaults();
+        private PayloadStore payloads;
+        private RequestStore requests;
+        private ModelStatusBoard board;
+        private Supplier<String> ids = () -> UUID.randomUUID().toString();
+
+        private Builder() {
+        }
+
+        public Builder catalog(ModelCatalog value) { this.catalog = value; return this; }
+        /** Validates bodies; it decides the callback policy and the largest body. */
+        public Builder parser(SubmissionParser value) { this.parser = value; return this; }
+        /** Default {@link CharacterTokenEstimator#defaults()}. */
+        public Builder estimator(TokenEstimator value) { this.estimator = value; return this; }
+        public Builder payloads(PayloadStore value) { this.payloads = value; return this; }
+        public Builder requests(RequestStore value) { this.requests = value; return this; }
+        public Builder board(ModelStatusBoard value) { this.board = value; return this; }
+        /** New request ids for submissions that name none; default random UUIDs. */
+        public Builder ids(Supplier<String> value) { this.ids = value; return this; }
+
+        public SubmissionService build() {
+            if (catalog == null || parser == null || estimator == null || payloads == null || requests == null
+                    || board == null || ids == null) {
+                throw new IllegalStateException("catalog, parser, estimator, payloads, requests, board and ids are"
+                        + " required");
+            }
+            return new SubmissionService(this);
+        }
     }
 }

@@ -210,34 +210,6 @@ public final class Pacer {
         feedback.onThrottle(nowMillis);
     }
 
-    /**
-     * When a new request of this size in this lane would start, given the work already queued ahead
-     * of it. Used to refuse at once what cannot meet its deadline.
-     */
-    public long estimateStart(TokenUsage expected, Lane lane, Backlog backlog, long nowMillis) {
-        Charge charge = Charge.reservation(quota, expected);
-        double target = feedback.target(nowMillis);
-        long next = nowMillis;
-        for (DimensionBudget budget : budgets) {
-            next = Math.max(next, budget.nextSlot(nowMillis));
-        }
-        double bulkWeight = settings.bulkShareUnderContention();
-        double interactiveWeight = 1.0 - bulkWeight;
-        double own = lane == Lane.INTERACTIVE ? backlog.interactive() : backlog.bulk();
-        double other = lane == Lane.INTERACTIVE ? backlog.bulk() : backlog.interactive();
-        double ownWeight = lane == Lane.INTERACTIVE ? interactiveWeight : bulkWeight;
-        double otherWeight = 1.0 - ownWeight;
-        double competing = Math.min(other, own * otherWeight / ownWeight);
-        double minutesAhead = (own + competing) / (target * slowStart.factor(nowMillis));
-        long start = next + Math.round(minutesAhead * 60_000);
-        if (own + other == 0) {
-            for (DimensionBudget budget : budgets) {
-                start = Math.max(start, budget.earliestStart(charge.amount(budget.dimension()), target, nowMillis));
-            }
-        }
-        return start;
-    }
-
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
     public double normalizedCost(TokenUsage expected) {
         return normalize(Charge.reservation(quota, expected));

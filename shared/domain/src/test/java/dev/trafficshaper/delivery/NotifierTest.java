@@ -184,8 +184,9 @@ class NotifierTest {
     }
 
     private Notifier notifier(CallbackUrlPolicy policy, int maxAttempts) {
-        return Notifier.create(shaper.requests, status, transport, (type, detail) -> events.add(type + " " + detail),
-                policy, SECRET, maxAttempts, pauses::add, shaper.clock);
+        return Notifier.builder().requests(shaper.requests).status(status).transport(transport)
+                .events((type, detail) -> events.add(type + " " + detail)).callbacks(policy).secret(SECRET)
+                .maxAttempts(maxAttempts).pause(pauses::add).clock(shaper.clock).build();
     }
 
     private RequestRecord succeeded(String requestId, String callbackUrl) {

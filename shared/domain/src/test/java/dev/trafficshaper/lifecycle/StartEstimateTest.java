@@ -36,6 +36,24 @@ class StartEstimateTest {
     }
 
     @Test
+    void anEmptyQueueStartsAtThePacersNextSlot() {
+        assertThat(start(0, 0, 1.0, Lane.BULK, T0)).isEqualTo(T0);
+        ModelStatus spaced = new ModelStatus("m", T0, 0, 0, 0, T0 + 1_500, 1.0, 0, 0, "");
+        assertThat(StartEstimate.startAt(MODEL, Optional.of(spaced), Lane.BULK, T0)).isEqualTo(T0 + 1_500);
+    }
+
+    @Test
+    void bulkBehindHalfAMinuteOfBulkWorkStartsThirtySecondsLater() {
+        assertThat(start(0, 0.5, 1.0, Lane.BULK, T0)).isEqualTo(T0 + 30_000);
+    }
+
+    @Test
+    void interactiveBehindADeepBulkQueueDrainsTogetherWithItsShareOfBulk() {
+        // 0.3 min own + min(5, 0.3 × 0.7 / 0.3) = 1 min: both lanes drain together.
+        assertThat(start(0.3, 5.0, 1.0, Lane.INTERACTIVE, T0)).isEqualTo(T0 + 60_000);
+    }
+
+    @Test
     void countsFromThePacersNextSlotWhenThatIsLater() {
         ModelStatus status = new ModelStatus("m", T0, 1, 1.0, 0, T0 + 7_000, 1.0, 0, 0, "");
 

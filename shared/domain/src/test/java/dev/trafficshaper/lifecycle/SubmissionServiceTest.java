@@ -46,10 +46,10 @@ class SubmissionServiceTest {
         }
     };
     private final AtomicInteger generated = new AtomicInteger();
-    private final SubmissionService service = SubmissionService.create(shaper.catalog,
-            SubmissionParser.create(shaper.catalog, CallbackUrlPolicy.strict(), 64 * 1024),
-            CharacterTokenEstimator.withMargin(0), recordingPayloads, shaper.requests, shaper.board,
-            () -> "gen-" + generated.incrementAndGet());
+    private final SubmissionService service = SubmissionService.builder().catalog(shaper.catalog)
+            .parser(SubmissionParser.create(shaper.catalog, CallbackUrlPolicy.strict(), 64 * 1024))
+            .estimator(CharacterTokenEstimator.withMargin(0)).payloads(recordingPayloads).requests(shaper.requests)
+            .board(shaper.board).ids(() -> "gen-" + generated.incrementAndGet()).build();
 
     @Test
     void acceptsAValidSubmissionAsATicketWithItsBodyStoredByReference() throws Exception {
@@ -119,9 +119,10 @@ class SubmissionServiceTest {
     void anInputOverTheModelsLimitIsRefusedOnTheMessagesAndNothingIsStored() {
         String huge = "{\"model\": \"nova-micro\", \"converse\": {\"messages\": [{\"role\": \"user\", \"content\": "
                 + "[{\"text\": \"" + "y".repeat(400_004) + "\"}]}], \"inferenceConfig\": {\"maxTokens\": 10}}}";
-        SubmissionService big = SubmissionService.create(shaper.catalog,
-                SubmissionParser.create(shaper.catalog, CallbackUrlPolicy.strict(), 1024 * 1024),
-                CharacterTokenEstimator.withMargin(0), recordingPayloads, shaper.requests, shaper.board, () -> "g");
+        SubmissionService big = SubmissionService.builder().catalog(shaper.catalog)
+                .parser(SubmissionParser.create(shaper.catalog, CallbackUrlPolicy.strict(), 1024 * 1024))
+                .estimator(CharacterTokenEstimator.withMargin(0)).payloads(recordingPayloads)
+                .requests(shaper.requests).board(shaper.board).ids(() -> "g").build();
 
         assertThatThrownBy(() -> big.submit("acme", huge.getBytes(StandardCharsets.UTF_8), T0))
                 .isInstanceOfSatisfying(InvalidSubmissionException.class,

@@ -268,18 +268,6 @@ class PacerTest {
     }
 
     @Test
-    void etaAccountsForTheBacklogAheadAndTheLaneShare() {
-        Pacer pacer = Pacer.create(TEN_PER_MS, STEADY);
-        TokenUsage size = TokenUsage.of(1_000, 0);
-
-        assertThat(pacer.estimateStart(size, Lane.BULK, Backlog.EMPTY, 0)).isEqualTo(0);
-        // Half a minute of bulk work ahead, nothing interactive: 30 s.
-        assertThat(pacer.estimateStart(size, Lane.BULK, new Backlog(0, 0.5), 0)).isEqualTo(30_000);
-        // Interactive with 0.3 minutes ahead while bulk is deep: both lanes drain together, 60 s.
-        assertThat(pacer.estimateStart(size, Lane.INTERACTIVE, new Backlog(0.3, 5), 0)).isEqualTo(60_000);
-    }
-
-    @Test
     void anAdmissionIsReportedExactlyOnce() {
         Pacer pacer = Pacer.create(TEN_PER_MS, STEADY);
         Admission admission = ((Decision.Admit) pacer.decide(List.of(bulk(10)), 0)).admission();
