@@ -203,7 +203,10 @@ public final class LocalMain implements Callable<Integer> {
         } else {
             out.println("Bedrock: " + running.bedrockEndpoint());
         }
-        out.println("State: " + (dynamoDbTable == null ? "in memory" : "DynamoDB table " + dynamoDbTable
+        out.println("State: " + (dynamoDbTable == null
+                ? "in memory: every accepted request is lost when this process ends; pass --dynamodb-table NAME"
+                        + " for state that survives a restart"
+                : "DynamoDB table " + dynamoDbTable
                 + ", bucket " + payloadBucket + (System.getenv("AWS_ENDPOINT_URL") == null ? ""
                 : " at " + System.getenv("AWS_ENDPOINT_URL"))));
         out.println("Models:");

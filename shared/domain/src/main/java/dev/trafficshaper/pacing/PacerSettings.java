@@ -138,6 +138,10 @@ public record PacerSettings(
             requireShare("throttleBackoff", throttleBackoff, false);
             requireShare("minimumTarget", minimumTarget, false);
             requireShare("recoveryPerMinute", recoveryPerMinute, true);
+            if (interactiveReserve >= 1.0) {
+                throw new IllegalArgumentException("interactiveReserve must stay below 1 (was " + interactiveReserve
+                        + "): a reserve of the whole budget leaves nothing for the bulk lane, which would starve");
+            }
             if (minimumTarget > targetUtilization) {
                 throw new IllegalArgumentException("minimumTarget " + minimumTarget
                         + " must not exceed targetUtilization " + targetUtilization);
