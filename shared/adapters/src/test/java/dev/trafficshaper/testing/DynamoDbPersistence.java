@@ -22,7 +22,17 @@ public final class DynamoDbPersistence {
     public static Persistence dynamoDb(DynamoDbClient dynamoDb, String table, S3Client s3, String bucket,
                                        ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
                                        ShardPicker picker) {
-        return new Persistence(DynamoDbRequestQueue.create(dynamoDb, table, catalog, picker),
+        return dynamoDb(dynamoDb, table, s3, bucket, catalog, policy, sharding, picker,
+                DynamoDbRequestQueue.HEADS_MIN_PAGE_ITEMS);
+    }
+
+    /** As above, with the queue's heads reads paged at {@code headsMinPageItems} items. */
+    public static Persistence dynamoDb(DynamoDbClient dynamoDb, String table, S3Client s3, String bucket,
+                                       ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
+                                       ShardPicker picker, int headsMinPageItems) {
+        DynamoDbRequestQueue queue = DynamoDbRequestQueue.builder().dynamoDb(dynamoDb).table(table).catalog(catalog)
+                .picker(picker).headsMinPageItems(headsMinPageItems).build();
+        return new Persistence(queue,
                 DynamoDbRequestStore.create(dynamoDb, table), DynamoDbDrainerLeases.create(dynamoDb, table),
                 DynamoDbUsageLedger.create(dynamoDb, table, sharding),
                 DynamoDbPayloadStore.create(dynamoDb, table, S3PayloadObjects.create(s3, bucket), policy));
@@ -31,7 +41,13 @@ public final class DynamoDbPersistence {
     /** A fresh table and bucket on the shared emulator. */
     public static Persistence onEmulator(AwsEmulator aws, ModelCatalog catalog, PayloadPolicy policy,
                                          UsageSharding sharding, ShardPicker picker) {
+        return onEmulator(aws, catalog, policy, sharding, picker, DynamoDbRequestQueue.HEADS_MIN_PAGE_ITEMS);
+    }
+
+    /** A fresh table and bucket on the shared emulator, heads read in pages of {@code headsMinPageItems}. */
+    public static Persistence onEmulator(AwsEmulator aws, ModelCatalog catalog, PayloadPolicy policy,
+                                         UsageSharding sharding, ShardPicker picker, int headsMinPageItems) {
         return dynamoDb(aws.dynamoDb(), aws.createTable("shaper"), aws.s3(), aws.createBucket("payloads"), catalog,
-                policy, sharding, picker);
+                policy, sharding, picker, headsMinPageItems);
     }
 }

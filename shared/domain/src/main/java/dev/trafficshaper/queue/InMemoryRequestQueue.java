@@ -20,9 +20,11 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * The queue in sorted sets, sharing records with an {@link InMemoryRequestStore} and leases with
- * an {@link InMemoryDrainerLeases}. Multi-record steps lock the leases, then the records, always
- * in that order, which makes each step atomic the way a DynamoDB transaction is.
+ * The queue in sorted sets, one per lane and tenant of a model, sharing records with an
+ * {@link InMemoryRequestStore} and leases with an {@link InMemoryDrainerLeases}. Items keep the
+ * shard the picker gave them, as in the table, but nothing here depends on it: the heads of a
+ * tenant are the first items of its set. Multi-record steps lock the leases, then the records,
+ * always in that order, which makes each step atomic the way a DynamoDB transaction is.
  */
 public final class InMemoryRequestQueue implements RequestQueue {
 
@@ -30,8 +32,14 @@ public final class InMemoryRequestQueue implements RequestQueue {
     private final InMemoryDrainerLeases leases;
     private final ModelCatalog catalog;
     private final ShardPicker picker;
-    /** model key -> shard -> items; guarded by {@code requests}' monitor. */
-    private final Map<String, Map<Integer, TreeSet<QueueItem>>> queues = new HashMap<>();
+    /** model key -> (lane, tenant) -> items in head order; guarded by {@code requests}' monitor. */
+    private final Map<String, Map<Flow, TreeSet<QueueItem>>> queues = new HashMap<>();
+
+    private record Flow(Lane lane, String tenant) {
+        static Flow of(QueueItem item) {
+            return new Flow(item.lane(), item.tenant());
+        }
+    }
 
     private InMemoryRequestQueue(InMemoryRequestStore requests, InMemoryDrainerLeases leases, ModelCatalog catalog,
                                  ShardPicker picker) {
@@ -56,30 +64,25 @@ public final class InMemoryRequestQueue implements RequestQueue {
             }
             RequestRecord record = request.toQueuedRecord(picker.pick(shards), nowMillis);
             requests.insertIfAbsent(record, nowMillis);
-            shard(record.modelKey(), record.shard()).add(QueueItem.of(record));
+            add(QueueItem.of(record));
             return new EnqueueResult(true, record);
         }
     }
 
     @Override
-    public QueueHeads heads(String modelKey, Lane lane, int limit, long nowMillis) {
-        requirePositive(limit);
+    public QueueHeads heads(String modelKey, int limitPerTenant, long nowMillis) {
+        catalog.require(modelKey);
+        HeadsSelection selection = HeadsSelection.create(limitPerTenant, nowMillis);
         synchronized (requests) {
-            TreeSet<QueueItem> all = new TreeSet<>(QueueItem.HEAD_ORDER);
-            queues.getOrDefault(modelKey, Map.of()).values().forEach(all::addAll);
-            List<QueueItem> work = new ArrayList<>();
-            List<QueueItem> overdue = new ArrayList<>();
-            for (QueueItem item : all) {
-                if (work.size() == limit) {
-                    break;
+            for (TreeSet<QueueItem> flow : queues.getOrDefault(modelKey, Map.of()).values()) {
+                for (QueueItem item : flow) {
+                    if (!selection.offer(item)) {
+                        break;
+                    }
                 }
-                if (item.lane() != lane || item.expiresAtMillis() <= nowMillis) {
-                    continue;
-                }
-                (item.isOverdue(nowMillis) ? overdue : work).add(item);
             }
-            return new QueueHeads(work, overdue);
         }
+        return selection.heads();
     }
 
     @Override
@@ -117,7 +120,7 @@ public final class InMemoryRequestQueue implements RequestQueue {
             TransitionResult result = requests.apply(invoking.requestId(),
                     current -> Lifecycle.next(current, event, nowMillis), nowMillis);
             if (result.applied()) {
-                shard(result.record().modelKey(), result.record().shard()).add(QueueItem.of(result.record()));
+                add(QueueItem.of(result.record()));
             }
             return result;
         }
@@ -143,13 +146,20 @@ public final class InMemoryRequestQueue implements RequestQueue {
         }
     }
 
-    private TreeSet<QueueItem> shard(String modelKey, int shard) {
-        return queues.computeIfAbsent(modelKey, key -> new HashMap<>())
-                .computeIfAbsent(shard, key -> new TreeSet<>(QueueItem.HEAD_ORDER));
+    private void add(QueueItem item) {
+        queues.computeIfAbsent(item.modelKey(), key -> new HashMap<>())
+                .computeIfAbsent(Flow.of(item), key -> new TreeSet<>(QueueItem.HEAD_ORDER)).add(item);
     }
 
     private void remove(QueueItem item) {
-        shard(item.modelKey(), item.shard()).remove(item);
+        Map<Flow, TreeSet<QueueItem>> flows = queues.get(item.modelKey());
+        if (flows == null) {
+            return;
+        }
+        TreeSet<QueueItem> flow = flows.get(Flow.of(item));
+        if (flow != null && flow.remove(item) && flow.isEmpty()) {
+            flows.remove(Flow.of(item));
+        }
     }
 
     static void requireModel(Lease lease, QueueItem item) {
@@ -159,9 +169,4 @@ public final class InMemoryRequestQueue implements RequestQueue {
         }
     }
 
-    static void requirePositive(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be positive");
-        }
-    }
 }

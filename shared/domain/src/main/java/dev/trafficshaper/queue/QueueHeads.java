@@ -1,14 +1,22 @@
 package dev.trafficshaper.queue;
 
+import dev.trafficshaper.pacing.Lane;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The front of a queue. {@code work} holds items that may still be admitted, in head order;
- * {@code overdue} holds the items past their deadline that were passed over on the way, for the
- * caller to expire. Overdue items are never part of {@code work}.
+ * The front of a model's queue, tenant by tenant (see {@link RequestQueue#heads}). {@code work}
+ * holds items that may still be admitted, {@code overdue} the items past their deadline that were
+ * passed over on the way, for the caller to expire; both in {@link QueueItem#HEAD_ORDER}
+ * (interactive before bulk, then oldest first, tenants interleaved by age). Overdue items are never
+ * part of {@code work}.
  */
 public record QueueHeads(List<QueueItem> work, List<QueueItem> overdue) {
+
+    public static final QueueHeads NONE = new QueueHeads(List.of(), List.of());
 
     public QueueHeads {
         work = List.copyOf(work);
@@ -16,28 +24,30 @@ public record QueueHeads(List<QueueItem> work, List<QueueItem> overdue) {
     }
 
     /**
-     * Cuts per-shard scans down to the first {@code limit} work items overall, with the overdue
-     * items that sort before the last of them (all of them when fewer than {@code limit} remain).
+     * The heads among {@code scanned}, any mix of items of any shards, lanes and tenants, in any
+     * order: sorted into head order and cut tenant by tenant as {@link HeadsSelection} does. Items
+     * past their retention are dropped.
      */
-    public static QueueHeads merge(List<QueueItem> scannedWork, List<QueueItem> scannedOverdue, int limit) {
-        List<QueueItem> work = new ArrayList<>(scannedWork);
-        work.sort(QueueItem.HEAD_ORDER);
-        List<QueueItem> overdue = new ArrayList<>(scannedOverdue);
-        overdue.sort(QueueItem.HEAD_ORDER);
-        if (work.size() >= limit) {
-            work = work.subList(0, limit);
-            QueueItem cutoff = work.get(work.size() - 1);
-            overdue.removeIf(item -> QueueItem.HEAD_ORDER.compare(item, cutoff) > 0);
-        }
-        return new QueueHeads(work, overdue);
+    public static QueueHeads select(Collection<QueueItem> scanned, int limitPerTenant, long nowMillis) {
+        List<QueueItem> sorted = new ArrayList<>(scanned);
+        sorted.sort(QueueItem.HEAD_ORDER);
+        HeadsSelection selection = HeadsSelection.create(limitPerTenant, nowMillis);
+        sorted.forEach(selection::offer);
+        return selection.heads();
     }
 
-    /** Interactive heads, then bulk heads. */
-    public QueueHeads then(QueueHeads later) {
-        List<QueueItem> allWork = new ArrayList<>(work);
-        allWork.addAll(later.work);
-        List<QueueItem> allOverdue = new ArrayList<>(overdue);
-        allOverdue.addAll(later.overdue);
-        return new QueueHeads(allWork, allOverdue);
+    /** The admissible items of one lane, per tenant, each tenant's oldest first. */
+    public Map<String, List<QueueItem>> workByTenant(Lane lane) {
+        Map<String, List<QueueItem>> byTenant = new LinkedHashMap<>();
+        for (QueueItem item : work) {
+            if (item.lane() == lane) {
+                byTenant.computeIfAbsent(item.tenant(), tenant -> new ArrayList<>()).add(item);
+            }
+        }
+        return byTenant;
+    }
+
+    public boolean isEmpty() {
+        return work.isEmpty() && overdue.isEmpty();
     }
 }

@@ -2,7 +2,6 @@ package dev.trafficshaper.queue;
 
 import dev.trafficshaper.lease.Lease;
 import dev.trafficshaper.lease.LeaseLostException;
-import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.request.NewRequest;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
@@ -12,7 +11,8 @@ import java.util.List;
 /**
  * The sharded per-model queue, together with the status records it creates and admits. Each
  * model's queue is split over {@code ModelConfig.shards()} keys so no single key takes more than
- * its share of the enqueue and admit writes.
+ * its share of the enqueue and admit writes. Reads serve it tenant by tenant ({@link #heads}), so
+ * one tenant's backlog never hides another tenant's work.
  */
 public interface RequestQueue {
 
@@ -24,14 +24,26 @@ public interface RequestQueue {
      */
     EnqueueResult enqueue(NewRequest request, long nowMillis);
 
-    /** Up to {@code limit} admissible items of one lane, oldest first, across all shards. */
-    QueueHeads heads(String modelKey, Lane lane, int limit, long nowMillis);
-
-    /** Up to {@code limitPerLane} items of each lane: interactive ones first, then bulk. */
-    default QueueHeads heads(String modelKey, int limitPerLane, long nowMillis) {
-        return heads(modelKey, Lane.INTERACTIVE, limitPerLane, nowMillis)
-                .then(heads(modelKey, Lane.BULK, limitPerLane, nowMillis));
-    }
+    /**
+     * The heads of every tenant in every lane: for each lane and each tenant with admissible work in
+     * it, that tenant's {@code limitPerTenant} oldest admissible items across all shards (fewer if it
+     * has fewer), oldest first, however many items other tenants have queued. {@code overdue} holds,
+     * per lane and tenant, the items past their deadline that sort before the last of its returned
+     * work (all of them when it has fewer than {@code limitPerTenant}), for the caller to expire;
+     * an overdue item is never work. Items past their retention are absent.
+     *
+     * <p>So a caller sees at most {@code 2 × tenants × limitPerTenant} work items (both lanes), and
+     * always the oldest item of each tenant and lane, which is what a fair choice among tenants
+     * needs. Choose {@code limitPerTenant} to cover what the caller admits per tenant between two
+     * reads; {@code 1} answers "is there any work" and "whose". A read is consistent: an item
+     * enqueued, admitted, requeued or expired before it began is seen as such.
+     *
+     * <p>Cost: the DynamoDB adapter reads all shards concurrently, about one call's latency per
+     * read; its calls per read are given by {@code DynamoDbRequestQueue.headsQueries}.
+     *
+     * @throws IllegalArgumentException for a model the catalog does not know or a limit below 1
+     */
+    QueueHeads heads(String modelKey, int limitPerTenant, long nowMillis);
 
     /**
      * Marks {@code items} ADMITTED and removes them from the queue, fenced by {@code lease}: if

@@ -34,9 +34,14 @@ import dev.trafficshaper.usage.Settlement;
 import dev.trafficshaper.usage.UsageSharding;
 import dev.trafficshaper.usage.UsageTotals;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -96,7 +101,7 @@ public abstract class PersistenceContract {
         assertThat(record.enqueuedAtMillis()).isEqualTo(T0);
         assertThat(record.httpStatus()).isEqualTo(202);
         assertThat(record.expiresAtMillis() % 1000).isZero();
-        assertThat(store.queue().heads(MODEL, Lane.INTERACTIVE, 10, T0 + 1).work())
+        assertThat(store.queue().heads(MODEL, 10, T0 + 1).work())
                 .containsExactly(QueueItem.of(record));
     }
 
@@ -146,7 +151,7 @@ public abstract class PersistenceContract {
             store.queue().enqueue(request("s" + i, Lane.BULK, DEADLINE), T0 + i);
         }
 
-        Map<Integer, Long> perShard = store.queue().heads(MODEL, Lane.BULK, 100, T0 + 100).work().stream()
+        Map<Integer, Long> perShard = store.queue().heads(MODEL, 100, T0 + 100).work().stream()
                 .collect(Collectors.groupingBy(QueueItem::shard, Collectors.counting()));
         assertThat(perShard).containsOnlyKeys(0, 1, 2, 3).allSatisfy((shard, count) -> assertThat(count)
                 .isEqualTo(10L));
@@ -176,8 +181,8 @@ public abstract class PersistenceContract {
 
         assertThat(heads.work()).extracting(QueueItem::requestId)
                 .containsExactly("i-old", "i-mid", "i-new", "b-old", "b-new");
-        assertThat(store.queue().heads(MODEL, Lane.INTERACTIVE, 2, T0 + 100).work())
-                .extracting(QueueItem::requestId).containsExactly("i-old", "i-mid");
+        assertThat(store.queue().heads(MODEL, 2, T0 + 100).work())
+                .extracting(QueueItem::requestId).containsExactly("i-old", "i-mid", "b-old", "b-new");
     }
 
     @Test
@@ -185,7 +190,7 @@ public abstract class PersistenceContract {
         store.queue().enqueue(request("late", Lane.INTERACTIVE, T0 + 1_000), T0);
         store.queue().enqueue(request("fine", Lane.INTERACTIVE, DEADLINE), T0 + 5);
 
-        QueueHeads heads = store.queue().heads(MODEL, Lane.INTERACTIVE, 10, T0 + 1_000);
+        QueueHeads heads = store.queue().heads(MODEL, 10, T0 + 1_000);
 
         assertThat(heads.work()).extracting(QueueItem::requestId).containsExactly("fine");
         assertThat(heads.overdue()).extracting(QueueItem::requestId).containsExactly("late");
@@ -199,10 +204,241 @@ public abstract class PersistenceContract {
             store.queue().enqueue(request("h" + (100 + i), Lane.BULK, deadline), T0 + i);
         }
 
-        QueueHeads heads = store.queue().heads(MODEL, Lane.BULK, 4, T0 + 1_000);
+        QueueHeads heads = store.queue().heads(MODEL, 4, T0 + 1_000);
 
         assertThat(heads.work()).extracting(QueueItem::requestId).containsExactly("h101", "h102", "h104", "h105");
         assertThat(heads.overdue()).extracting(QueueItem::requestId).containsExactly("h100", "h103");
+    }
+
+    // ---- heads, tenant by tenant
+
+    @Test
+    void headsReachEveryTenantInEachLaneHoweverMuchAnotherTenantHasQueued() {
+        for (int i = 0; i < 40; i++) {
+            store.queue().enqueue(request("heavy-b" + i, "heavy", Lane.BULK, DEADLINE), T0 + i);
+            store.queue().enqueue(request("heavy-i" + i, "heavy", Lane.INTERACTIVE, DEADLINE), T0 + i);
+        }
+        for (String light : List.of("light-1", "light-2", "light-3")) {
+            for (int i = 0; i < 2; i++) {
+                store.queue().enqueue(request(light + "-b" + i, light, Lane.BULK, DEADLINE), T0 + 100 + i);
+                store.queue().enqueue(request(light + "-i" + i, light, Lane.INTERACTIVE, DEADLINE), T0 + 100 + i);
+            }
+        }
+
+        QueueHeads heads = store.queue().heads(MODEL, 3, T0 + 1_000);
+
+        for (Lane lane : Lane.values()) {
+            String l = lane == Lane.BULK ? "-b" : "-i";
+            Map<String, List<String>> byTenant = ids(heads.workByTenant(lane));
+            assertThat(byTenant).as(lane.toString()).containsOnlyKeys("heavy", "light-1", "light-2", "light-3");
+            assertThat(byTenant.get("heavy")).containsExactly("heavy" + l + 0, "heavy" + l + 1, "heavy" + l + 2);
+            for (String light : List.of("light-1", "light-2", "light-3")) {
+                assertThat(byTenant.get(light)).containsExactly(light + l + 0, light + l + 1);
+            }
+        }
+        assertThat(heads.work()).hasSize(18).isSortedAccordingTo(QueueItem.HEAD_ORDER);
+        assertThat(heads.overdue()).isEmpty();
+        assertThat(store.queue().depth(MODEL, T0 + 1_000)).isEqualTo(92);
+    }
+
+    @Test
+    void aTenantsHeadsAreItsOldestItemsOldestFirstWhicheverShardsTheyWentTo() {
+        // enqueued in a scrambled order, so the round-robin shards do not follow age
+        int[] ages = {7, 2, 11, 0, 5, 9, 1, 10, 4, 8, 3, 6};
+        for (int i = 0; i < ages.length; i++) {
+            store.queue().enqueue(request("a" + ages[i], "tenant-a", Lane.BULK, DEADLINE), T0 + ages[i] * 10L);
+            store.queue().enqueue(request("b" + ages[i], "tenant-b", Lane.BULK, DEADLINE), T0 + ages[i] * 10L + 5);
+        }
+
+        Map<String, List<String>> byTenant = ids(store.queue().heads(MODEL, 5, T0 + 1_000).workByTenant(Lane.BULK));
+
+        assertThat(byTenant.get("tenant-a")).containsExactly("a0", "a1", "a2", "a3", "a4");
+        assertThat(byTenant.get("tenant-b")).containsExactly("b0", "b1", "b2", "b3", "b4");
+        assertThat(store.queue().heads(MODEL, 1, T0 + 1_000).work()).extracting(QueueItem::requestId)
+                .containsExactly("a0", "b0");
+    }
+
+    @Test
+    void aRequeuedRequestGoesBackToTheFrontOfItsTenant() {
+        store.queue().enqueue(request("a1", "tenant-a", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("a2", "tenant-a", Lane.INTERACTIVE, DEADLINE), T0 + 1);
+        store.queue().enqueue(request("a3", "tenant-a", Lane.INTERACTIVE, DEADLINE), T0 + 2);
+        store.queue().enqueue(request("b1", "tenant-b", Lane.INTERACTIVE, DEADLINE), T0 + 3);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        QueueItem a1 = store.queue().heads(MODEL, 1, T0 + 10).work().get(0);
+        store.queue().admit(lease, List.of(a1), T0 + 11);
+        RequestRecord invoking = store.requests().transition("a1", new RequestEvent.StartInvoking(), T0 + 12)
+                .record();
+
+        Map<String, List<String>> whileInvoking = ids(store.queue().heads(MODEL, 2, T0 + 13)
+                .workByTenant(Lane.INTERACTIVE));
+        store.queue().requeue(invoking, new RequestEvent.Requeue(1, "bedrock throttled"), T0 + 14);
+        QueueHeads after = store.queue().heads(MODEL, 2, T0 + 15);
+
+        assertThat(a1.requestId()).isEqualTo("a1");
+        assertThat(whileInvoking).containsExactly(Map.entry("tenant-a", List.of("a2", "a3")),
+                Map.entry("tenant-b", List.of("b1")));
+        assertThat(ids(after.workByTenant(Lane.INTERACTIVE))).containsExactly(
+                Map.entry("tenant-a", List.of("a1", "a2")), Map.entry("tenant-b", List.of("b1")));
+        assertThat(after.work().get(0)).isEqualTo(a1);
+        assertThat(store.queue().depth(MODEL, T0 + 15)).isEqualTo(4);
+    }
+
+    @Test
+    void admittingAndExpiringTakeItemsOutOfTheirTenantsHeads() {
+        store.queue().enqueue(request("a-late", "tenant-a", Lane.BULK, T0 + 500), T0);
+        store.queue().enqueue(request("a-fine", "tenant-a", Lane.BULK, DEADLINE), T0 + 1);
+        store.queue().enqueue(request("b-only", "tenant-b", Lane.BULK, DEADLINE), T0 + 2);
+        store.queue().enqueue(request("c-only", "tenant-c", Lane.INTERACTIVE, DEADLINE), T0 + 3);
+        long now = T0 + 1_000;
+        QueueHeads before = store.queue().heads(MODEL, 5, now);
+        Lease lease = acquire("drainer-1", now);
+
+        AdmitResult admit = store.queue().admit(lease, before.workByTenant(Lane.BULK).get("tenant-b"), now + 1);
+        TransitionResult expired = store.queue().expire(before.overdue().get(0), now + 2);
+        QueueHeads after = store.queue().heads(MODEL, 5, now + 3);
+
+        assertThat(before.overdue()).extracting(QueueItem::requestId).containsExactly("a-late");
+        assertThat(before.work()).extracting(QueueItem::requestId).containsExactly("c-only", "a-fine", "b-only");
+        assertThat(admit.admitted()).extracting(QueueItem::requestId).containsExactly("b-only");
+        assertThat(expired.applied()).isTrue();
+        assertThat(after.work()).extracting(QueueItem::requestId).containsExactly("c-only", "a-fine");
+        assertThat(after.overdue()).isEmpty();
+        assertThat(after.workByTenant(Lane.BULK)).containsOnlyKeys("tenant-a");
+        assertThat(store.queue().depth(MODEL, now + 3)).isEqualTo(2);
+    }
+
+    @Test
+    void aTenantWhoseOldestItemsAreOverdueIsStillReachedAndTheyAreReported() {
+        for (int i = 0; i < 7; i++) {
+            store.queue().enqueue(request("a-late" + i, "tenant-a", Lane.BULK, T0 + 500), T0 + i);
+        }
+        for (int i = 0; i < 4; i++) {
+            store.queue().enqueue(request("a-fine" + i, "tenant-a", Lane.BULK, DEADLINE), T0 + 10 + i);
+        }
+        store.queue().enqueue(request("a-late-after", "tenant-a", Lane.BULK, T0 + 500), T0 + 20);
+        store.queue().enqueue(request("b-fine", "tenant-b", Lane.BULK, DEADLINE), T0 + 30);
+
+        QueueHeads heads = store.queue().heads(MODEL, 2, T0 + 1_000);
+
+        assertThat(ids(heads.workByTenant(Lane.BULK))).containsExactly(
+                Map.entry("tenant-a", List.of("a-fine0", "a-fine1")), Map.entry("tenant-b", List.of("b-fine")));
+        assertThat(heads.overdue()).extracting(QueueItem::requestId)
+                .containsExactly("a-late0", "a-late1", "a-late2", "a-late3", "a-late4", "a-late5", "a-late6");
+        assertThat(store.queue().depth(MODEL, T0 + 1_000)).isEqualTo(5);
+    }
+
+    @Test
+    void tenantsAreToldApartWhateverTheirNamesAndTheirItemsLeaveTheQueue() {
+        List<String> tenants = List.of("arn:aws:sts::123456789012:assumed-role/app-role/session#1",
+                "arn:aws:sts::123456789012:assumed-role/app-role/session#2", "tenant with spaces, é and $",
+                "arn:aws:iam::123456789012:user/" + "x".repeat(2_000));
+        for (int i = 0; i < tenants.size(); i++) {
+            NewRequest request = NewRequest.builder().requestId("t" + i).tenant(tenants.get(i)).modelKey(MODEL)
+                    .lane(Lane.INTERACTIVE).deadlineMillis(DEADLINE).estimate(TokenUsage.of(10, 10))
+                    .payloadRef(ref("t" + i)).build();
+            store.queue().enqueue(request, T0 + i);
+        }
+
+        QueueHeads heads = store.queue().heads(MODEL, 1, T0 + 10);
+        AdmitResult admit = store.queue().admit(acquire("drainer-1", T0 + 11), heads.work(), T0 + 11);
+
+        assertThat(heads.workByTenant(Lane.INTERACTIVE)).containsOnlyKeys(tenants);
+        assertThat(heads.work()).extracting(QueueItem::tenant).containsExactlyElementsOf(tenants);
+        assertThat(admit.admitted()).hasSize(4);
+        assertThat(store.queue().heads(MODEL, 1, T0 + 12).isEmpty()).isTrue();
+        assertThat(store.queue().depth(MODEL, T0 + 12)).isZero();
+    }
+
+    @Test
+    void repeatedReadsFollowTheQueueAsTenantsComeAndGo() {
+        Random random = new Random(20_240_611);
+        List<String> tenants = List.of("heavy", "t1", "t2", "t3");
+        Map<String, QueueItem> live = new HashMap<>();
+        Map<String, RequestRecord> invoking = new HashMap<>();
+        Lease lease = acquire("drainer-1", T0);
+        long now = T0;
+        int next = 0;
+        for (int step = 0; step < 30; step++) {
+            now += 1_000;
+            int enqueues = random.nextInt(12);
+            for (int i = 0; i < enqueues; i++) {
+                String tenant = random.nextInt(3) == 0 ? tenants.get(1 + random.nextInt(3)) : "heavy";
+                Lane lane = random.nextInt(4) == 0 ? Lane.INTERACTIVE : Lane.BULK;
+                long deadline = random.nextInt(8) == 0 ? now + 2_500 : DEADLINE;
+                long at = now - random.nextInt(900);
+                EnqueueResult result = store.queue().enqueue(request("q" + next++, tenant, lane, deadline), at);
+                live.put(result.record().requestId(), QueueItem.of(result.record()));
+            }
+            int limit = 1 + random.nextInt(4);
+            long readAt = now;
+            QueueHeads heads = store.queue().heads(MODEL, limit, readAt);
+
+            assertThat(heads).as("step %d, limit %d", step, limit).isEqualTo(expectedHeads(live.values(), limit, readAt));
+            assertThat(store.queue().depth(MODEL, readAt)).isEqualTo(
+                    live.values().stream().filter(item -> !item.isOverdue(readAt)).count());
+
+            List<QueueItem> pick = new ArrayList<>(heads.work());
+            Collections.shuffle(pick, random);
+            for (QueueItem admitted : store.queue().admit(lease, pick.subList(0, Math.min(4, pick.size())), now)
+                    .admitted()) {
+                live.remove(admitted.requestId());
+                if (random.nextBoolean()) {
+                    invoking.put(admitted.requestId(), store.requests().transition(admitted.requestId(),
+                            new RequestEvent.StartInvoking(), now).record());
+                }
+            }
+            if (!invoking.isEmpty() && random.nextBoolean()) {
+                RequestRecord back = invoking.remove(invoking.keySet().iterator().next());
+                TransitionResult requeued = store.queue().requeue(back, new RequestEvent.Requeue(1, "throttled"), now);
+                if (requeued.applied()) {
+                    live.put(back.requestId(), QueueItem.of(requeued.record()));
+                }
+            }
+            for (QueueItem overdue : heads.overdue()) {
+                store.queue().expire(overdue, now);
+                live.remove(overdue.requestId());
+            }
+            lease = store.leases().renew(lease, 60_000, now).orElseThrow();
+        }
+        assertThat(next).as("enough traffic to matter").isGreaterThan(100);
+    }
+
+    /**
+     * What {@code heads} must return for these live queue items, worked out apart from the
+     * adapters: per lane and tenant, oldest first, overdue items until the limit of work is reached.
+     */
+    private static QueueHeads expectedHeads(Collection<QueueItem> live, int limit, long now) {
+        Map<String, List<QueueItem>> flows = new TreeMap<>();
+        for (QueueItem item : live) {
+            flows.computeIfAbsent(item.lane() + "/" + item.tenant(), key -> new ArrayList<>()).add(item);
+        }
+        List<QueueItem> work = new ArrayList<>();
+        List<QueueItem> overdue = new ArrayList<>();
+        for (List<QueueItem> flow : flows.values()) {
+            flow.sort(QueueItem.HEAD_ORDER);
+            int taken = 0;
+            for (QueueItem item : flow) {
+                if (taken == limit) {
+                    break;
+                }
+                if (item.isOverdue(now)) {
+                    overdue.add(item);
+                } else {
+                    work.add(item);
+                    taken++;
+                }
+            }
+        }
+        work.sort(QueueItem.HEAD_ORDER);
+        overdue.sort(QueueItem.HEAD_ORDER);
+        return new QueueHeads(work, overdue);
+    }
+
+    private static Map<String, List<String>> ids(Map<String, List<QueueItem>> byTenant) {
+        Map<String, List<String>> ids = new LinkedHashMap<>();
+        byTenant.forEach((tenant, items) -> ids.put(tenant, items.stream().map(QueueItem::requestId).toList()));
+        return ids;
     }
 
     // ---- lifecycle
@@ -442,7 +678,7 @@ public abstract class PersistenceContract {
             store.queue().enqueue(request("batch" + i, Lane.BULK, DEADLINE), T0 + i);
         }
         Lease lease = acquire("drainer-1", T0 + 100);
-        List<QueueItem> heads = store.queue().heads(MODEL, Lane.BULK, 60, T0 + 100).work();
+        List<QueueItem> heads = store.queue().heads(MODEL, 60, T0 + 100).work();
 
         AdmitResult admit = store.queue().admit(lease, heads, T0 + 101);
 
@@ -614,7 +850,11 @@ public abstract class PersistenceContract {
     }
 
     protected static NewRequest request(String id, Lane lane, long deadline) {
-        return NewRequest.builder().requestId(id).tenant("tenant-1").modelKey(MODEL).lane(lane)
+        return request(id, "tenant-1", lane, deadline);
+    }
+
+    protected static NewRequest request(String id, String tenant, Lane lane, long deadline) {
+        return NewRequest.builder().requestId(id).tenant(tenant).modelKey(MODEL).lane(lane)
                 .deadlineMillis(deadline).estimate(TokenUsage.of(1_000, 500)).payloadRef(ref(id))
                 .taskToken("token-" + id).build();
     }

@@ -6,7 +6,6 @@ import static dev.trafficshaper.aws.dynamodb.Attrs.s;
 import dev.trafficshaper.lease.Lease;
 import dev.trafficshaper.lease.LeaseLostException;
 import dev.trafficshaper.model.ModelCatalog;
-import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.queue.AdmitResult;
 import dev.trafficshaper.queue.EnqueueResult;
 import dev.trafficshaper.queue.QueueHeads;
@@ -19,9 +18,13 @@ import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.TransitionResult;
+import dev.trafficshaper.threads.DaemonThreads;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
@@ -38,18 +41,27 @@ import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 
 /**
- * The sharded queue in the single table. Queue items live under {@code MODEL#{m}#Q#{shard}}, so
- * one shard's Query returns its heads in lane/age order. Enqueue and admit each write the status
- * item and the queue item in one transaction, so no crash can leave a queued request without its
- * queue item or an admitted one still queued; admission also checks the drainer lease in that
- * transaction (fencing). Admission batches up to
- * {@value #ADMIT_BATCH} items per transaction, so the lease item is checked once per batch, not
- * once per request.
+ * The sharded queue in the single table. Queue items live under {@code MODEL#{m}#Q#{shard}}, keyed
+ * by lane, tenant digest and age, so one shard's Query returns them flow by flow (one lane of one
+ * tenant), each oldest first; {@link #heads} reads every tenant's front this way from all shards at
+ * once ({@link QueueHeadsReader}). Enqueue and admit each write the status item and the queue item
+ * in one transaction, so no crash can leave a queued request without its queue item or an admitted
+ * one still queued; admission also checks the drainer lease in that transaction (fencing).
+ * Admission batches up to {@value #ADMIT_BATCH} items per transaction, so the lease item is checked
+ * once per batch, not once per request.
+ *
+ * <p>Reads that span shards (heads, depth) run one task per shard on a bounded pool, by default
+ * {@value #DEFAULT_READ_THREADS} daemon threads; the HTTP client should keep that many connections
+ * alive (the URL connection client keeps {@code http.maxConnections}, default 5, per host).
  */
 public final class DynamoDbRequestQueue implements RequestQueue {
 
     /** Items per admit transaction: 1 lease check + 2 writes per item stays under DynamoDB's 100. */
     public static final int ADMIT_BATCH = 25;
+    /** Smallest Query page of a heads read: light tenants come a hundred at a time. */
+    public static final int HEADS_MIN_PAGE_ITEMS = 100;
+    /** Shards read at once by one heads or depth read, unless a pool is given. */
+    public static final int DEFAULT_READ_THREADS = 16;
     private static final int MAX_ATTEMPTS = 20;
     private static final String CONDITION_FAILED = "ConditionalCheckFailed";
     private static final String CONFLICT = "TransactionConflict";
@@ -58,17 +70,60 @@ public final class DynamoDbRequestQueue implements RequestQueue {
     private final String table;
     private final ModelCatalog catalog;
     private final ShardPicker picker;
+    private final ExecutorService readPool;
+    private final QueueHeadsReader headsReader;
 
-    private DynamoDbRequestQueue(DynamoDbClient dynamoDb, String table, ModelCatalog catalog, ShardPicker picker) {
-        this.dynamoDb = dynamoDb;
-        this.table = table;
-        this.catalog = catalog;
-        this.picker = picker;
+    private DynamoDbRequestQueue(Builder b) {
+        this.dynamoDb = b.dynamoDb;
+        this.table = b.table;
+        this.catalog = b.catalog;
+        this.picker = b.picker;
+        this.readPool = b.readPool != null ? b.readPool
+                : DaemonThreads.boundedPool("dynamodb-queue-read", DEFAULT_READ_THREADS);
+        this.headsReader = new QueueHeadsReader(dynamoDb, table, readPool, b.headsMinPageItems);
     }
 
     public static DynamoDbRequestQueue create(DynamoDbClient dynamoDb, String table, ModelCatalog catalog,
                                               ShardPicker picker) {
-        return new DynamoDbRequestQueue(dynamoDb, table, catalog, picker);
+        return builder().dynamoDb(dynamoDb).table(table).catalog(catalog).picker(picker).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Items per Query page of a heads read: {@code limitPerTenant}, at least
+     * {@value #HEADS_MIN_PAGE_ITEMS}.
+     */
+    public static int headsPageItems(int limitPerTenant) {
+        return QueueHeadsReader.pageItems(limitPerTenant, HEADS_MIN_PAGE_ITEMS);
+    }
+
+    /**
+     * The Query calls a heads read makes on one shard whose flows (one lane of one tenant each,
+     * in key order) hold these numbers of admissible items; the shards are read at once, so the
+     * largest of these over a model's shards is the read's round trips. One page of
+     * {@link #headsPageItems} items, plus one per flow the read jumps past (it has
+     * {@code limitPerTenant} items and the page ends inside it), plus one per further page of
+     * items read to the end of their flows; counted as DynamoDB answers, where a page that fills
+     * its limit reports more even if nothing follows (one empty page).
+     */
+    public static int headsQueriesOfShard(long[] flowSizesInKeyOrder, int limitPerTenant) {
+        return QueueHeadsReader.pagesOfShard(flowSizesInKeyOrder, limitPerTenant, HEADS_MIN_PAGE_ITEMS);
+    }
+
+    /**
+     * {@link #headsQueriesOfShard} for a model whose {@code flows} (lanes × tenants with work) each
+     * spread {@code itemsPerFlow} items evenly over {@code shards}, the usual picture under the
+     * round-robin {@link ShardPicker}. E.g. 16 shards, five tenants with 50 items each, 50 per
+     * tenant: 16 Queries in one round trip. If one of them has 10,000 instead, each shard holds
+     * flows of about {625, 4, 4, 4, 4} items: 2 Queries per shard, 32 in 2 round trips.
+     */
+    public static long headsQueries(int shards, int flows, long itemsPerFlow, int limitPerTenant) {
+        long[] perShard = new long[flows];
+        Arrays.fill(perShard, Math.floorDiv(itemsPerFlow + shards - 1, shards));
+        return (long) shards * headsQueriesOfShard(perShard, limitPerTenant);
     }
 
     @Override
@@ -109,50 +164,11 @@ public final class DynamoDbRequestQueue implements RequestQueue {
     }
 
     @Override
-    public QueueHeads heads(String modelKey, Lane lane, int limit, long nowMillis) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be positive");
+    public QueueHeads heads(String modelKey, int limitPerTenant, long nowMillis) {
+        if (limitPerTenant < 1) {
+            throw new IllegalArgumentException("limitPerTenant must be positive");
         }
-        int shards = catalog.require(modelKey).shards();
-        List<QueueItem> work = new ArrayList<>();
-        List<QueueItem> overdue = new ArrayList<>();
-        for (int shard = 0; shard < shards; shard++) {
-            scanShard(modelKey, shard, lane, limit, nowMillis, work, overdue);
-        }
-        return QueueHeads.merge(work, overdue, limit);
-    }
-
-    private void scanShard(String modelKey, int shard, Lane lane, int limit, long nowMillis, List<QueueItem> work,
-                           List<QueueItem> overdue) {
-        int found = 0;
-        Map<String, AttributeValue> start = null;
-        do {
-            QueryRequest.Builder query = liveItemsOf(modelKey, shard, lane, nowMillis).limit(limit);
-            if (start != null) {
-                query.exclusiveStartKey(start);
-            }
-            QueryResponse page = dynamoDb.query(query.build());
-            for (Map<String, AttributeValue> raw : page.items()) {
-                QueueItem item = RequestItems.queueItem(raw);
-                if (item.isOverdue(nowMillis)) {
-                    overdue.add(item);
-                } else if (found < limit) {
-                    work.add(item);
-                    found++;
-                }
-            }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null && found < limit);
-    }
-
-    private QueryRequest.Builder liveItemsOf(String modelKey, int shard, Lane lane, long nowMillis) {
-        return QueryRequest.builder().tableName(table).consistentRead(true)
-                .keyConditionExpression("#pk = :pk AND begins_with(#sk, :lane)")
-                .filterExpression("#expiresAt > :nowSeconds")
-                .expressionAttributeNames(Map.of("#pk", TableKeys.PK, "#sk", TableKeys.SK,
-                        "#expiresAt", TableKeys.EXPIRES_AT))
-                .expressionAttributeValues(Map.of(":pk", s(TableKeys.queuePk(modelKey, shard)),
-                        ":lane", s(TableKeys.lanePrefix(lane)), ":nowSeconds", n(TableKeys.nowSeconds(nowMillis))));
+        return headsReader.read(modelKey, catalog.require(modelKey).shards(), limitPerTenant, nowMillis);
     }
 
     @Override
@@ -276,29 +292,40 @@ public final class DynamoDbRequestQueue implements RequestQueue {
         return result;
     }
 
+    /** One {@code Select=COUNT} Query chain per shard, the shards at once. */
     @Override
     public long depth(String modelKey, long nowMillis) {
         int shards = catalog.require(modelKey).shards();
-        long count = 0;
+        List<Callable<Long>> counts = new ArrayList<>(shards);
         for (int shard = 0; shard < shards; shard++) {
-            Map<String, AttributeValue> start = null;
-            do {
-                QueryRequest.Builder query = QueryRequest.builder().tableName(table).select(Select.COUNT)
-                        .keyConditionExpression("#pk = :pk")
-                        .filterExpression("#expiresAt > :nowSeconds AND #deadlineAt > :nowMillis")
-                        .expressionAttributeNames(Map.of("#pk", TableKeys.PK, "#expiresAt", TableKeys.EXPIRES_AT,
-                                "#deadlineAt", RequestItems.DEADLINE_AT))
-                        .expressionAttributeValues(Map.of(":pk", s(TableKeys.queuePk(modelKey, shard)),
-                                ":nowSeconds", n(TableKeys.nowSeconds(nowMillis)), ":nowMillis", n(nowMillis)));
-                if (start != null) {
-                    query.exclusiveStartKey(start);
-                }
-                QueryResponse page = dynamoDb.query(query.build());
-                count += page.count();
-                start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty()
-                        ? page.lastEvaluatedKey() : null;
-            } while (start != null);
+            String pk = TableKeys.queuePk(modelKey, shard);
+            counts.add(() -> countShard(pk, nowMillis));
         }
+        long count = 0;
+        for (long shardCount : QueueHeadsReader.runAll(readPool, counts)) {
+            count += shardCount;
+        }
+        return count;
+    }
+
+    private long countShard(String pk, long nowMillis) {
+        long count = 0;
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryRequest.Builder query = QueryRequest.builder().tableName(table).select(Select.COUNT)
+                    .keyConditionExpression("#pk = :pk")
+                    .filterExpression("#expiresAt > :nowSeconds AND #deadlineAt > :nowMillis")
+                    .expressionAttributeNames(Map.of("#pk", TableKeys.PK, "#expiresAt", TableKeys.EXPIRES_AT,
+                            "#deadlineAt", RequestItems.DEADLINE_AT))
+                    .expressionAttributeValues(Map.of(":pk", s(pk),
+                            ":nowSeconds", n(TableKeys.nowSeconds(nowMillis)), ":nowMillis", n(nowMillis)));
+            if (start != null) {
+                query.exclusiveStartKey(start);
+            }
+            QueryResponse page = dynamoDb.query(query.build());
+            count += page.count();
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
         return count;
     }
 
@@ -308,5 +335,39 @@ public final class DynamoDbRequestQueue implements RequestQueue {
             throw e;
         }
         Backoff.pause(attempt);
+    }
+
+    public static final class Builder {
+        private DynamoDbClient dynamoDb;
+        private String table;
+        private ModelCatalog catalog;
+        private ShardPicker picker;
+        private ExecutorService readPool;
+        private int headsMinPageItems = HEADS_MIN_PAGE_ITEMS;
+
+        private Builder() {
+        }
+
+        public Builder dynamoDb(DynamoDbClient value) { this.dynamoDb = value; return this; }
+        public Builder table(String value) { this.table = value; return this; }
+        public Builder catalog(ModelCatalog value) { this.catalog = value; return this; }
+        public Builder picker(ShardPicker value) { this.picker = value; return this; }
+
+        /** Runs the per-shard reads of heads and depth; the queue never shuts it down. */
+        public Builder readPool(ExecutorService value) { this.readPool = value; return this; }
+
+        /**
+         * Smallest Query page of a heads read, default {@value #HEADS_MIN_PAGE_ITEMS}.
+         * Smaller pages read less of a heavy tenant per jump but need more pages for many light
+         * ones; tests use tiny pages to make every path of the scan happen on a small queue.
+         */
+        public Builder headsMinPageItems(int value) { this.headsMinPageItems = value; return this; }
+
+        public DynamoDbRequestQueue build() {
+            if (dynamoDb == null || table == null || catalog == null || picker == null) {
+                throw new IllegalStateException("dynamoDb, table, catalog and picker are required");
+            }
+            return new DynamoDbRequestQueue(this);
+        }
     }
 }

@@ -51,7 +51,7 @@ final class RequestItems {
 
     static Map<String, AttributeValue> queueKey(QueueItem item) {
         return Attrs.key(TableKeys.queuePk(item.modelKey(), item.shard()),
-                TableKeys.queueSk(item.lane(), item.enqueuedAtMillis(), item.requestId()));
+                TableKeys.queueSk(item.lane(), item.tenant(), item.enqueuedAtMillis(), item.requestId()));
     }
 
     static Map<String, AttributeValue> status(RequestRecord r) {

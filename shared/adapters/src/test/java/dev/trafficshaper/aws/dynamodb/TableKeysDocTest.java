@@ -1,6 +1,7 @@
 package dev.trafficshaper.aws.dynamodb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.payload.PayloadKind;
@@ -38,8 +39,9 @@ class TableKeysDocTest {
     void theKeyBuildersProduceKeysOfTheDocumentedShapes() {
         assertThat(TableKeys.modelPk("nova-lite")).matches(regex(pattern("drainer lease").pk()));
         assertThat(TableKeys.queuePk("nova-lite", 7)).matches(regex(pattern("queue item").pk()));
-        assertThat(TableKeys.queueSk(Lane.BULK, 1_700_000_000_123L, "r-1"))
-                .isEqualTo("2-bulk#001700000000123#r-1").matches(regex(pattern("queue item").sk()));
+        assertThat(TableKeys.queueSk(Lane.BULK, "tenant-1", 1_700_000_000_123L, "r-1"))
+                .isEqualTo("2-bulk#" + TableKeys.tenantDigest("tenant-1") + "#001700000000123#r-1")
+                .matches(regex(pattern("queue item").sk()));
         assertThat(TableKeys.requestPk("r-1")).matches(regex(pattern("request status").pk()));
         assertThat(TableKeys.payloadSk(PayloadKind.RESULT, "ab".repeat(32)))
                 .matches(regex(pattern("payload").sk()));
@@ -49,19 +51,55 @@ class TableKeysDocTest {
     }
 
     @Test
-    void interactiveSortsBeforeBulkAndOlderBeforeNewer() {
+    void aTenantDigestIsSixteenHexDigitsOfItsSha256() {
+        assertThat(TableKeys.tenantDigest("arn:aws:sts::123456789012:assumed-role/app/s#1"))
+                .hasSize(TableKeys.TENANT_DIGEST_LENGTH).matches("[0-9a-f]{16}")
+                .isNotEqualTo(TableKeys.tenantDigest("arn:aws:sts::123456789012:assumed-role/app/s#2"));
+        assertThat(TableKeys.tenantDigest("abc")).as("SHA-256 of abc starts ba7816bf").isEqualTo("ba7816bf8f01cfea");
+    }
+
+    @Test
+    void aShardSortsInteractiveBeforeBulkThenTenantByTenantEachOldestFirst() {
+        String a = "tenant-a";
+        String b = "tenant-b";
+        boolean aFirst = TableKeys.tenantDigest(a).compareTo(TableKeys.tenantDigest(b)) < 0;
+        String first = aFirst ? a : b;
+        String second = aFirst ? b : a;
         List<String> keys = new ArrayList<>(List.of(
-                TableKeys.queueSk(Lane.BULK, 5, "a"),
-                TableKeys.queueSk(Lane.INTERACTIVE, 900_000_000_000_000L, "z"),
-                TableKeys.queueSk(Lane.INTERACTIVE, 10, "b"),
-                TableKeys.queueSk(Lane.INTERACTIVE, 9, "c")));
+                TableKeys.queueSk(Lane.BULK, first, 5, "a"),
+                TableKeys.queueSk(Lane.INTERACTIVE, second, 1, "z"),
+                TableKeys.queueSk(Lane.INTERACTIVE, first, 900_000_000_000_000L, "y"),
+                TableKeys.queueSk(Lane.INTERACTIVE, first, 10, "b"),
+                TableKeys.queueSk(Lane.INTERACTIVE, first, 9, "c")));
         keys.sort(String::compareTo);
 
         assertThat(keys).containsExactly(
-                TableKeys.queueSk(Lane.INTERACTIVE, 9, "c"),
-                TableKeys.queueSk(Lane.INTERACTIVE, 10, "b"),
-                TableKeys.queueSk(Lane.INTERACTIVE, 900_000_000_000_000L, "z"),
-                TableKeys.queueSk(Lane.BULK, 5, "a"));
+                TableKeys.queueSk(Lane.INTERACTIVE, first, 9, "c"),
+                TableKeys.queueSk(Lane.INTERACTIVE, first, 10, "b"),
+                TableKeys.queueSk(Lane.INTERACTIVE, first, 900_000_000_000_000L, "y"),
+                TableKeys.queueSk(Lane.INTERACTIVE, second, 1, "z"),
+                TableKeys.queueSk(Lane.BULK, first, 5, "a"));
+    }
+
+    @Test
+    void afterAFlowComesEveryKeyOfItAndNoKeyOfTheNext() {
+        String digest = TableKeys.tenantDigest("tenant-a");
+        String flow = TableKeys.flowPrefix(Lane.INTERACTIVE, digest);
+        String after = TableKeys.afterFlow(flow);
+        String newest = TableKeys.queueSk(Lane.INTERACTIVE, "tenant-a", 999_999_999_999_999L, "~".repeat(128));
+        String next = TableKeys.flowPrefix(Lane.INTERACTIVE, nextDigest(digest)) + "000000000000000#a";
+
+        assertThat(TableKeys.flowPrefixOf(newest)).isEqualTo(flow);
+        assertThat(newest).startsWith(flow).isLessThan(after);
+        assertThat(after).isLessThan(next);
+        assertThat(after).isLessThan(TableKeys.lanePrefix(Lane.BULK));
+        assertThatThrownBy(() -> TableKeys.afterFlow("1-interactive")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TableKeys.flowPrefixOf("1-interactive#x")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** The digest right after {@code digest} in text order: the closest another tenant can come. */
+    private static String nextDigest(String digest) {
+        return String.format("%016x", Long.parseUnsignedLong(digest, 16) + 1);
     }
 
     private static TableKeys.KeyPattern pattern(String entity) {

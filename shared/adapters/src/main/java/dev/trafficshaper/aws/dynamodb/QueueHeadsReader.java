@@ -1,0 +1,203 @@
+package dev.trafficshaper.aws.dynamodb;
+
+import static dev.trafficshaper.aws.dynamodb.Attrs.n;
+import static dev.trafficshaper.aws.dynamodb.Attrs.s;
+
+import dev.trafficshaper.queue.HeadsSelection;
+import dev.trafficshaper.queue.QueueHeads;
+import dev.trafficshaper.queue.QueueItem;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+/**
+ * Reads every tenant's queue heads from a model's shards (see {@code RequestQueue.heads}).
+ *
+ * <p>Why a skip scan: within a shard, queue sort keys group items by lane and tenant ("flows"),
+ * each flow oldest first ({@link TableKeys}). One ascending Query from the start of the shard
+ * returns the first flows whole; once a page ends inside a flow that already has its
+ * {@code limitPerTenant} items, the next Query starts after that flow ({@link TableKeys#afterFlow})
+ * instead of reading the rest of it. A tenant with 10,000 queued items therefore costs one page per
+ * shard, not 10,000 items, and every tenant behind it is still reached. No index item is kept, so
+ * enqueue and admit write exactly what they wrote before (two items, no hot key of their own).
+ *
+ * <p>Each shard's scan runs as one task on the pool, all shards at once, so a read takes about as
+ * long as the longest shard's chain of pages; {@link HeadsSelection} cuts what the shards return,
+ * which gives the same heads as one pass over the whole queue.
+ *
+ * <p>Calls, per shard: one page of {@link #pageItems} items, plus one page per flow that the scan
+ * jumps past (a flow with at least {@code limitPerTenant} admissible items in that shard and more
+ * keys after the page's end), plus one page per further {@code pageItems} items of the flows it
+ * reads to their end (light tenants, and overdue items ahead of a tenant's work).
+ * {@link #pagesOfShard} is that count for a shard without overdue items.
+ * Load states: <b>light</b> (no flow has a page of items in a shard: one Query per shard,
+ * one round trip); <b>heavy tenants</b> (h flows with that much: 1 + h Queries per shard, 1 + h
+ * round trips); <b>many light tenants</b> (their items span several pages: one more Query and
+ * round trip per page).
+ */
+final class QueueHeadsReader {
+
+    private final DynamoDbClient dynamoDb;
+    private final String table;
+    private final ExecutorService pool;
+    private final int minPageItems;
+
+    QueueHeadsReader(DynamoDbClient dynamoDb, String table, ExecutorService pool, int minPageItems) {
+        if (minPageItems < 1) {
+            throw new IllegalArgumentException("minPageItems must be positive");
+        }
+        this.dynamoDb = dynamoDb;
+        this.table = table;
+        this.pool = pool;
+        this.minPageItems = minPageItems;
+    }
+
+    static int pageItems(int limitPerTenant, int minPageItems) {
+        return Math.max(limitPerTenant, minPageItems);
+    }
+
+    /**
+     * The Query pages {@link #read} makes on one shard holding flows of these sizes (in key order,
+     * every item admissible), which is also its round trips. Counted as DynamoDB answers: a page
+     * that reaches its {@code Limit} reports more even when nothing follows, which costs one empty
+     * page (an emulator that looks ahead saves it).
+     */
+    static int pagesOfShard(long[] flowSizesInKeyOrder, int limitPerTenant, int minPageItems) {
+        int page = pageItems(limitPerTenant, minPageItems);
+        long total = 0;
+        for (long size : flowSizesInKeyOrder) {
+            total += size;
+        }
+        int pages = 0;
+        long position = 0;
+        int flow = 0;
+        long flowStart = 0;
+        while (true) {
+            pages++;
+            if (total - position < page) {
+                return pages;
+            }
+            long last = position + page - 1;
+            while (flowStart + flowSizesInKeyOrder[flow] <= last) {
+                flowStart += flowSizesInKeyOrder[flow++];
+            }
+            long flowEnd = flowStart + flowSizesInKeyOrder[flow];
+            boolean full = last - flowStart + 1 >= limitPerTenant;
+            position = full ? flowEnd : last + 1;
+        }
+    }
+
+    QueueHeads read(String modelKey, int shards, int limitPerTenant, long nowMillis) {
+        List<Callable<List<QueueItem>>> scans = new ArrayList<>(shards);
+        for (int shard = 0; shard < shards; shard++) {
+            String pk = TableKeys.queuePk(modelKey, shard);
+            scans.add(() -> scanShard(pk, limitPerTenant, nowMillis));
+        }
+        List<QueueItem> scanned = new ArrayList<>();
+        for (List<QueueItem> kept : runAll(pool, scans)) {
+            scanned.addAll(kept);
+        }
+        return QueueHeads.select(scanned, limitPerTenant, nowMillis);
+    }
+
+    private List<QueueItem> scanShard(String pk, int limitPerTenant, long nowMillis) {
+        HeadsSelection selection = HeadsSelection.create(limitPerTenant, nowMillis);
+        Set<String> fullFlows = new HashSet<>();
+        int page = pageItems(limitPerTenant, minPageItems);
+        String from = null;
+        Map<String, AttributeValue> start = null;
+        while (true) {
+            QueryResponse response = dynamoDb.query(pageOf(pk, from, start, page, nowMillis));
+            for (Map<String, AttributeValue> raw : response.items()) {
+                if (!selection.offer(RequestItems.queueItem(raw))) {
+                    fullFlows.add(TableKeys.flowPrefixOf(raw.get(TableKeys.SK).s()));
+                }
+            }
+            if (!response.hasLastEvaluatedKey() || response.lastEvaluatedKey().isEmpty()) {
+                break;
+            }
+            Map<String, AttributeValue> last = response.lastEvaluatedKey();
+            String lastFlow = TableKeys.flowPrefixOf(last.get(TableKeys.SK).s());
+            if (fullFlows.contains(lastFlow)) {
+                from = TableKeys.afterFlow(lastFlow);
+                start = null;
+            } else {
+                start = last;
+            }
+        }
+        QueueHeads kept = selection.heads();
+        List<QueueItem> items = new ArrayList<>(kept.work());
+        items.addAll(kept.overdue());
+        return items;
+    }
+
+    private QueryRequest pageOf(String pk, String from, Map<String, AttributeValue> start, int page,
+                                long nowMillis) {
+        Map<String, String> names = new HashMap<>(Map.of("#pk", TableKeys.PK, "#expiresAt", TableKeys.EXPIRES_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":pk", s(pk),
+                ":nowSeconds", n(TableKeys.nowSeconds(nowMillis))));
+        String keyCondition = "#pk = :pk";
+        if (from != null) {
+            keyCondition += " AND #sk > :from";
+            names.put("#sk", TableKeys.SK);
+            values.put(":from", s(from));
+        }
+        QueryRequest.Builder query = QueryRequest.builder().tableName(table).consistentRead(true)
+                .keyConditionExpression(keyCondition)
+                .filterExpression("#expiresAt > :nowSeconds")
+                .expressionAttributeNames(names).expressionAttributeValues(values)
+                .limit(page);
+        if (start != null) {
+            query.exclusiveStartKey(start);
+        }
+        return query.build();
+    }
+
+    /** Runs every task on {@code pool} and returns their results in order; the first failure is rethrown. */
+    static <T> List<T> runAll(ExecutorService pool, List<Callable<T>> tasks) {
+        if (tasks.size() == 1) {
+            try {
+                return List.of(tasks.get(0).call());
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        List<Future<T>> futures = new ArrayList<>(tasks.size());
+        try {
+            for (Callable<T> task : tasks) {
+                futures.add(pool.submit(task));
+            }
+            List<T> results = new ArrayList<>(tasks.size());
+            for (Future<T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the queue", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            futures.forEach(future -> future.cancel(true));
+        }
+    }
+}
