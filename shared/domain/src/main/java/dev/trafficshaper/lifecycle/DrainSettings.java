@@ -4,7 +4,8 @@ package dev.trafficshaper.lifecycle;
  * How the drainer paces its own bookkeeping. Defaults suit Lambda and the local runtime alike.
  *
  * @param leaseMillis          lease length; renewed every third of it
- * @param headsPerLane         queue heads read per lane and refresh at low rates; the drainer reads
+ * @param headsPerLane         queue heads read per tenant and lane at each refresh at low rates (the
+ *                             {@code limitPerTenant} of {@code RequestQueue.heads}); the drainer reads
  *                             more when it admits faster (see {@code maxHeadsPerLane})
  * @param headsRefreshMillis   how often heads are re-read while work remains (new interactive work
  *                             is seen within this time)
@@ -16,7 +17,7 @@ package dev.trafficshaper.lifecycle;
  *                             fenced batch; each request is still dispatched at its own slot, so
  *                             spacing is unchanged, and one write serves every slot in the window
  * @param admitBatch           the most requests one fenced admission writes
- * @param maxHeadsPerLane      the most heads read per lane in one refresh
+ * @param maxHeadsPerLane      the most heads read per tenant and lane in one refresh
  * @param dispatchAttempts     how often a dispatch that failed is tried before the request is left
  *                             to the stuck-admission path
  * @param dispatchRetryMillis  the pause before a failed dispatch is tried again

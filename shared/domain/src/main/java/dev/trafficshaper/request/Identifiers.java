@@ -19,8 +19,8 @@ public final class Identifiers {
 
     /**
      * Returns {@code tenant} if usable. A tenant is the authenticated principal (an IAM ARN, with
-     * {@code /} and {@code :}); it is stored as an attribute and never becomes part of a key, so
-     * only its presence and length are checked.
+     * {@code /} and {@code :}); it is stored as an attribute and enters a key only as a digest
+     * (queue sort keys), so only its presence and length are checked.
      */
     public static String requireTenant(String tenant) {
         if (tenant == null || tenant.isBlank()) {
