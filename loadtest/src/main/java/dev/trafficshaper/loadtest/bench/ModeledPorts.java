@@ -6,9 +6,9 @@ import dev.trafficshaper.lease.Lease;
 import dev.trafficshaper.lease.LeaseAttempt;
 import dev.trafficshaper.lifecycle.ModelStatus;
 import dev.trafficshaper.lifecycle.ModelStatusBoard;
-import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.queue.AdmitResult;
 import dev.trafficshaper.queue.EnqueueResult;
+import dev.trafficshaper.queue.InMemoryRequestQueue;
 import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
@@ -31,7 +31,7 @@ final class ModeledPorts {
     private ModeledPorts() {
     }
 
-    static RequestQueue queue(RequestQueue inMemory, int shards, ModeledCalls calls) {
+    static RequestQueue queue(InMemoryRequestQueue inMemory, int shards, ModeledCalls calls) {
         return new RequestQueue() {
             @Override
             public EnqueueResult enqueue(NewRequest request, long nowMillis) {
@@ -39,15 +39,10 @@ final class ModeledPorts {
             }
 
             @Override
-            public QueueHeads heads(String modelKey, Lane lane, int limit, long nowMillis) {
-                calls.pay(new DynamoDbCallPattern(shards, shards));
-                return inMemory.heads(modelKey, lane, limit, nowMillis);
-            }
-
-            @Override
-            public QueueHeads heads(String modelKey, int limitPerLane, long nowMillis) {
-                calls.pay(DynamoDbCallPattern.heads(shards));
-                return inMemory.heads(modelKey, limitPerLane, nowMillis);
+            public QueueHeads heads(String modelKey, int limitPerTenant, long nowMillis) {
+                // the table's pages depend on how the queue lies over shards and tenants
+                calls.pay(DynamoDbCallPattern.heads(shards, inMemory.layout(modelKey, nowMillis), limitPerTenant));
+                return inMemory.heads(modelKey, limitPerTenant, nowMillis);
             }
 
             @Override

@@ -146,6 +146,27 @@ public final class InMemoryRequestQueue implements RequestQueue {
         }
     }
 
+    /**
+     * The admissible items of the model per shard, lane and tenant, for modelling what a table
+     * adapter's reads of this queue would cost; linear in the queue's size.
+     */
+    public List<ShardFlow> layout(String modelKey, long nowMillis) {
+        List<ShardFlow> layout = new ArrayList<>();
+        synchronized (requests) {
+            for (Map.Entry<Flow, TreeSet<QueueItem>> flow : queues.getOrDefault(modelKey, Map.of()).entrySet()) {
+                Map<Integer, Long> perShard = new HashMap<>();
+                for (QueueItem item : flow.getValue()) {
+                    if (item.expiresAtMillis() > nowMillis && !item.isOverdue(nowMillis)) {
+                        perShard.merge(item.shard(), 1L, Long::sum);
+                    }
+                }
+                perShard.forEach((shard, count) -> layout.add(new ShardFlow(shard, flow.getKey().lane(),
+                        flow.getKey().tenant(), count)));
+            }
+        }
+        return layout;
+    }
+
     private void add(QueueItem item) {
         queues.computeIfAbsent(item.modelKey(), key -> new HashMap<>())
                 .computeIfAbsent(Flow.of(item), key -> new TreeSet<>(QueueItem.HEAD_ORDER)).add(item);

@@ -74,27 +74,53 @@ final class QueueHeadsReader {
      * page (an emulator that looks ahead saves it).
      */
     static int pagesOfShard(long[] flowSizesInKeyOrder, int limitPerTenant, int minPageItems) {
-        int page = pageItems(limitPerTenant, minPageItems);
-        long total = 0;
+        // Past two pages a flow is always full and jumped, so larger flows cost what that one does.
+        long cap = 2L * pageItems(limitPerTenant, minPageItems) + 1;
+        int items = 0;
         for (long size : flowSizesInKeyOrder) {
-            total += size;
+            items += (int) Math.min(size, cap);
         }
+        int[] flowOf = new int[items];
+        boolean[] admissible = new boolean[items];
+        int at = 0;
+        for (int flow = 0; flow < flowSizesInKeyOrder.length; flow++) {
+            for (long i = 0; i < Math.min(flowSizesInKeyOrder[flow], cap); i++) {
+                flowOf[at] = flow;
+                admissible[at++] = true;
+            }
+        }
+        return pagesOfShard(flowOf, admissible, limitPerTenant, minPageItems);
+    }
+
+    /**
+     * The Query pages {@link #read} makes on one shard holding these items in key order: each
+     * item's flow (flows contiguous, numbered upwards) and whether it is admissible (an overdue
+     * item is read but is not work; an item past its retention is read by the page but filtered
+     * out). This is {@link #scanShard}'s loop over positions instead of items.
+     */
+    static int pagesOfShard(int[] flowOf, boolean[] admissible, int limitPerTenant, int minPageItems) {
+        int page = pageItems(limitPerTenant, minPageItems);
+        int[] kept = new int[flowOf.length == 0 ? 0 : flowOf[flowOf.length - 1] + 1];
         int pages = 0;
-        long position = 0;
-        int flow = 0;
-        long flowStart = 0;
+        int position = 0;
         while (true) {
             pages++;
-            if (total - position < page) {
+            if (flowOf.length - position < page) {
                 return pages;
             }
-            long last = position + page - 1;
-            while (flowStart + flowSizesInKeyOrder[flow] <= last) {
-                flowStart += flowSizesInKeyOrder[flow++];
+            int end = position + page;
+            for (int i = position; i < end; i++) {
+                if (admissible[i] && kept[flowOf[i]] < limitPerTenant) {
+                    kept[flowOf[i]]++;
+                }
             }
-            long flowEnd = flowStart + flowSizesInKeyOrder[flow];
-            boolean full = last - flowStart + 1 >= limitPerTenant;
-            position = full ? flowEnd : last + 1;
+            int lastFlow = flowOf[end - 1];
+            position = end;
+            if (kept[lastFlow] >= limitPerTenant) {
+                while (position < flowOf.length && flowOf[position] == lastFlow) {
+                    position++;
+                }
+            }
         }
     }
 

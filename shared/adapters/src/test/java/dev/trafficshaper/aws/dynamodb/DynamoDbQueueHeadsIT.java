@@ -11,6 +11,7 @@ import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.queue.ShardFlow;
 import dev.trafficshaper.queue.ShardPicker;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.TokenUsage;
@@ -97,6 +98,8 @@ class DynamoDbQueueHeadsIT {
         }
         assertThat(predicted).as("one page and one jump per shard").isEqualTo(2 * SHARDS);
         assertThat(queries.get()).isEqualTo(predicted);
+        DynamoDbCallPattern modelled = DynamoDbCallPattern.heads(SHARDS, layout(queued), 50);
+        assertThat(modelled).isEqualTo(new DynamoDbCallPattern(predicted, 2));
         assertThat(queryThreads).as("shards read at once").hasSize(SHARDS)
                 .allSatisfy(name -> assertThat(name).startsWith("dynamodb-queue-read-"));
 
@@ -120,6 +123,14 @@ class DynamoDbQueueHeadsIT {
         assertThat(heads.work()).hasSize(48);
         assertThat(queries.get()).isEqualTo(SHARDS)
                 .isEqualTo((int) DynamoDbRequestQueue.headsQueries(SHARDS, LIGHT.size(), 12, 50));
+    }
+
+    private static List<ShardFlow> layout(List<RequestRecord> queued) {
+        Map<List<Object>, Long> counts = new HashMap<>();
+        queued.forEach(r -> counts.merge(List.of(r.shard(), r.lane(), r.tenant()), 1L, Long::sum));
+        List<ShardFlow> layout = new ArrayList<>();
+        counts.forEach((k, n) -> layout.add(new ShardFlow((Integer) k.get(0), (Lane) k.get(1), (String) k.get(2), n)));
+        return layout;
     }
 
     /** Each flow's admissible items in one shard, flows in the shard's key order. */
