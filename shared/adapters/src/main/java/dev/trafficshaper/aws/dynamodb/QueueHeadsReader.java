@@ -40,7 +40,7 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
  * jumps past (a flow with at least {@code limitPerTenant} admissible items in that shard and more
  * keys after the page's end), plus one page per further {@code pageItems} items of the flows it
  * reads to their end (light tenants, and overdue items ahead of a tenant's work).
- * {@link #pagesOfShard} is that count for a shard without overdue items.
+ * {@link #pagesOfShard} counts it, from flow sizes or item by item with the overdue ones.
  * Load states: <b>light</b> (no flow has a page of items in a shard: one Query per shard,
  * one round trip); <b>heavy tenants</b> (h flows with that much: 1 + h Queries per shard, 1 + h
  * round trips); <b>many light tenants</b> (their items span several pages: one more Query and
