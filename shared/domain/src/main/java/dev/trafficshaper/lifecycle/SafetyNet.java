@@ -96,7 +96,7 @@ public final class SafetyNet {
                 leased.add(key);
                 continue;
             }
-            // One head per lane tells whether there is work; the overdue items ahead of it come along.
+            // One head per tenant and lane tells whether there is work; the overdue items ahead come along.
             QueueHeads heads = queue.heads(key, 1, nowMillis);
             int count = expire(heads.overdue(), nowMillis);
             if (!heads.work().isEmpty()) {
