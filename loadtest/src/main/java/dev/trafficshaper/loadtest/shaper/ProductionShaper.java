@@ -5,8 +5,10 @@ import dev.trafficshaper.bedrock.TransientKind;
 import dev.trafficshaper.lease.InMemoryDrainerLeases;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
 import dev.trafficshaper.lifecycle.InvocationService;
+import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.StoredPacerHandoff;
 import dev.trafficshaper.lifecycle.Ticket;
 import dev.trafficshaper.loadtest.scenario.Deployment;
@@ -52,7 +54,9 @@ import java.util.SplittableRandom;
  * Processor the same way; the Bedrock call is the simulated provider's; its outcome is written
  * {@code settlementDelayMillis} after the answer; each drainer stops at its time limit and wakes a
  * successor; a crashed drainer leaves its lease to expire, and the 1-minute safety net wakes the
- * next one.
+ * next one. A request still open when its workflow's Admit task times out (a minute after its
+ * deadline) is ended by the production {@link Finalizer}, as the state machine's Finalize step
+ * would.
  *
  * <p>A request waits (for the utilization and wait figures) from its arrival until its call
  * starts, and again from a requeue; a stale admission sent back keeps waiting.
@@ -62,6 +66,8 @@ public final class ProductionShaper implements Strategy {
     static final String MODEL = "simulated-model";
     /** The safety net's schedule: EventBridge's shortest rate. */
     static final long SAFETY_NET_MILLIS = 60_000;
+    /** The Admit task's timeout beyond the request's deadline (the state machine's is above the longest deadline). */
+    static final long ADMIT_TIMEOUT_AFTER_DEADLINE_MILLIS = 60_000;
     /** Give up on a run whose requests never all end (a bug, not a scenario): a day after the arrivals. */
     private static final long RUN_LIMIT_AFTER_ARRIVALS_MILLIS = 24 * 3_600_000L;
 
@@ -75,6 +81,7 @@ public final class ProductionShaper implements Strategy {
     private final AdmissionService admissions;
     private final DrainService drains;
     private final InvocationService invocations;
+    private final Finalizer finalizer;
     private final SimulatedLambda queueProcessors;
     private final SimulatedLambda bedrockProcessors;
     private final Map<String, Tracked> byId = new HashMap<>();
@@ -113,6 +120,7 @@ public final class ProductionShaper implements Strategy {
         this.invocations = InvocationService.builder().catalog(catalog).requests(requests).queue(queue)
                 .payloads(payloads).usage(InMemoryUsageLedger.create(UsageSharding.defaults()))
                 .callback(this::resume).wake(this::wake).clock(clock::nowMillis).build();
+        this.finalizer = Finalizer.create(requests, queue, ShaperMetrics.NONE);
         SplittableRandom random = run.random();
         this.queueProcessors = new SimulatedLambda(run.loop(), deployment.dispatch(), random.split());
         this.bedrockProcessors = new SimulatedLambda(run.loop(), deployment.dispatch(), random.split());
@@ -142,6 +150,18 @@ public final class ProductionShaper implements Strategy {
         Ticket ticket = new Ticket(request.id(), request.tenant(), MODEL, request.lane(), now, deadline,
                 TokenUsage.of(estimate, request.maxTokens()), body, null);
         admissions.admit(ticket, null, now);
+        run.loop().after(scenario.deadlineSeconds() * 1_000 + ADMIT_TIMEOUT_AFTER_DEADLINE_MILLIS,
+                () -> timedOut(tracked));
+    }
+
+    /** The workflow's Admit task timed out: the Finalize step records an honest outcome. */
+    private void timedOut(Tracked tracked) {
+        if (tracked.finished) {
+            return;
+        }
+        SimRequest request = tracked.request;
+        finalizer.finalizeRequest(request.id(), request.tenant(), "States.Timeout", "the Admit task timed out",
+                clock.nowMillis()).filter(RequestRecord::isTerminal).ifPresent(this::resume);
     }
 
     @Override
