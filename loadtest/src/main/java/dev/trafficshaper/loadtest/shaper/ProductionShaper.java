@@ -28,6 +28,7 @@ import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.queue.InMemoryRequestQueue;
 import dev.trafficshaper.queue.QueueHeads;
+import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.queue.ShardPicker;
 import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.request.InMemoryRequestStore;
@@ -58,8 +59,9 @@ import java.util.SplittableRandom;
  * deadline) is ended by the production {@link Finalizer}, as the state machine's Finalize step
  * would.
  *
- * <p>A request waits (for the utilization and wait figures) from its arrival until its call
- * starts, and again from a requeue; a stale admission sent back keeps waiting.
+ * <p>The run's backlog (for utilization) is the queue: a request is waiting from its arrival until
+ * the drainer admits it, and again from a requeue, as the look-alike it replaces counted. Its
+ * reported wait runs from its arrival to the start of the call that ended it.
  */
 public final class ProductionShaper implements Strategy {
 
@@ -76,7 +78,7 @@ public final class ProductionShaper implements Strategy {
     private final Deployment deployment;
     private final VirtualDrainClock clock;
     private final InMemoryDrainerLeases leases = new InMemoryDrainerLeases();
-    private final InMemoryRequestQueue queue;
+    private final RequestQueue queue;
     private final InMemoryPayloadStore payloads = InMemoryPayloadStore.create();
     private final AdmissionService admissions;
     private final DrainService drains;
@@ -112,7 +114,8 @@ public final class ProductionShaper implements Strategy {
                 deployment.drainerCrashSeconds().stream().map(s -> s * 1_000).toList());
         ModelCatalog catalog = ModelCatalog.of(List.of(model(scenario)));
         InMemoryRequestStore requests = new InMemoryRequestStore();
-        this.queue = InMemoryRequestQueue.create(requests, leases, catalog, ShardPicker.startingAt(0));
+        this.queue = new ObservedQueue(InMemoryRequestQueue.create(requests, leases, catalog,
+                ShardPicker.startingAt(0)), this::leftQueue, this::backInQueue);
         this.admissions = AdmissionService.create(queue, requests, leases, this::wake, this::resume);
         this.drains = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
                 .board(new InMemoryModelStatusBoard()).dispatch(this::dispatch).wake(this::wake)
@@ -216,16 +219,31 @@ public final class ProductionShaper implements Strategy {
         }
         InvocationService.Call call = (InvocationService.Call) start;
         Tracked tracked = byId.get(requestId);
-        tracked.waiting = false;
-        run.sendFromWait(tracked.request, outcome -> run.loop().after(deployment.settlementDelayMillis(), () -> {
+        run.send(tracked.request, outcome -> run.loop().after(deployment.settlementDelayMillis(), () -> {
             InvocationService.Result result = invocations.complete(call, outcome(tracked.request, outcome));
             if (result == InvocationService.Result.REQUEUED) {
                 run.metrics().requeued();
-                tracked.waiting = true;
-                run.metrics().startedWaiting(run.now());
             }
             instanceFree.run();
         }));
+    }
+
+    /** The drainer admitted the request: it has left the queue. */
+    private void leftQueue(String requestId) {
+        Tracked tracked = byId.get(requestId);
+        if (tracked != null && tracked.waiting) {
+            tracked.waiting = false;
+            run.metrics().stoppedWaiting(run.now());
+        }
+    }
+
+    /** The Bedrock Processor put the request back (a throttle, a transient failure, a stale admission). */
+    private void backInQueue(String requestId) {
+        Tracked tracked = byId.get(requestId);
+        if (tracked != null && !tracked.waiting) {
+            tracked.waiting = true;
+            run.metrics().startedWaiting(run.now());
+        }
     }
 
     /** {@code WorkflowCallback}: the request's terminal status is written; its caller learns of it now. */
