@@ -8,6 +8,7 @@ import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
 import dev.trafficshaper.lifecycle.InvocationService;
+import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.StoredPacerHandoff;
 import dev.trafficshaper.lifecycle.Ticket;
@@ -27,7 +28,6 @@ import dev.trafficshaper.payload.Payload;
 import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.queue.InMemoryRequestQueue;
-import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.queue.ShardPicker;
 import dev.trafficshaper.quota.TokenUsage;
@@ -84,6 +84,7 @@ public final class ProductionShaper implements Strategy {
     private final DrainService drains;
     private final InvocationService invocations;
     private final Finalizer finalizer;
+    private final SafetyNet safetyNet;
     private final SimulatedLambda queueProcessors;
     private final SimulatedLambda bedrockProcessors;
     private final Map<String, Tracked> byId = new HashMap<>();
@@ -124,6 +125,8 @@ public final class ProductionShaper implements Strategy {
                 .payloads(payloads).usage(InMemoryUsageLedger.create(UsageSharding.defaults()))
                 .callback(this::resume).wake(this::wake).clock(clock::nowMillis).build();
         this.finalizer = Finalizer.create(requests, queue, ShaperMetrics.NONE);
+        this.safetyNet = SafetyNet.builder().catalog(catalog).queue(queue).leases(leases).wake(this::wake)
+                .callback(this::resume).build();
         SplittableRandom random = run.random();
         this.queueProcessors = new SimulatedLambda(run.loop(), deployment.dispatch(), random.split());
         this.bedrockProcessors = new SimulatedLambda(run.loop(), deployment.dispatch(), random.split());
@@ -261,15 +264,9 @@ public final class ProductionShaper implements Strategy {
         run.finish(tracked.request, terminal.state() == RequestState.SUCCEEDED);
     }
 
-    /** The 1-minute schedule: a drainer for a model with queued work and no lease holder. */
+    /** The 1-minute schedule runs the production safety net's sweep. */
     private void safetyNet() {
-        long now = clock.nowMillis();
-        if (leases.current(MODEL, now).isEmpty()) {
-            QueueHeads heads = queue.heads(MODEL, 1, now);
-            if (!heads.work().isEmpty() || !heads.overdue().isEmpty()) {
-                wake(MODEL);
-            }
-        }
+        safetyNet.sweep(clock.nowMillis());
         boolean more = run.now() < arrivalsEndMillis || unfinished > 0;
         if (more && run.now() < arrivalsEndMillis + RUN_LIMIT_AFTER_ARRIVALS_MILLIS) {
             run.loop().after(SAFETY_NET_MILLIS, this::safetyNet);
