@@ -1,5 +1,6 @@
 package dev.trafficshaper.loadtest.report;
 
+import dev.trafficshaper.loadtest.sim.GroupWait;
 import dev.trafficshaper.loadtest.sim.StrategyResult;
 import java.util.List;
 import java.util.Locale;
@@ -24,5 +25,31 @@ public final class ComparisonTable {
                     r.latencyP99Ms() / 1_000.0, r.drainSeconds(), r.utilization()));
         }
         return out.toString();
+    }
+
+    /** Requests and waits (arrival to the start of the call that ended each) per lane and per tenant. */
+    public static String renderWaits(List<StrategyResult> results) {
+        StringBuilder out = new StringBuilder();
+        String header = String.format(Locale.ROOT, "%-20s %-8s %-14s %9s %11s %11s%n", "strategy", "by", "group",
+                "requests", "p50 wait s", "p99 wait s");
+        out.append(header);
+        out.append("-".repeat(header.length() - 1)).append('\n');
+        for (StrategyResult r : results) {
+            row(out, r.strategy(), "all", "all", r.requests(), r.waitP50Ms(), r.waitP99Ms());
+            for (GroupWait lane : r.lanes()) {
+                row(out, r.strategy(), "lane", lane.group(), lane.requests(), lane.waitP50Ms(), lane.waitP99Ms());
+            }
+            for (GroupWait tenant : r.tenants()) {
+                row(out, r.strategy(), "tenant", tenant.group(), tenant.requests(), tenant.waitP50Ms(),
+                        tenant.waitP99Ms());
+            }
+        }
+        return out.toString();
+    }
+
+    private static void row(StringBuilder out, String strategy, String by, String group, long requests, long p50,
+                            long p99) {
+        out.append(String.format(Locale.ROOT, "%-20s %-8s %-14s %9d %11.1f %11.1f%n", strategy, by, group, requests,
+                p50 / 1_000.0, p99 / 1_000.0));
     }
 }

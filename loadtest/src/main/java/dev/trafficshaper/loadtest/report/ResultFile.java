@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.loadtest.scenario.Scenario;
 import dev.trafficshaper.loadtest.scenario.ScenarioFile;
+import dev.trafficshaper.loadtest.sim.GroupWait;
 import dev.trafficshaper.loadtest.sim.StrategyResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,6 +47,13 @@ public final class ResultFile {
             node.put("utilization", r.utilization());
             node.put("successRate", Math.round(r.successRate() * 10_000) / 10_000.0);
             node.put("requeues", r.requeues());
+            node.put("waitP50Ms", r.waitP50Ms());
+            node.put("waitP99Ms", r.waitP99Ms());
+            groups(node.putArray("lanes"), "lane", r.lanes());
+            groups(node.putArray("tenants"), "tenant", r.tenants());
+            if (r.drainer() != null) {
+                node.set("drainer", MAPPER.valueToTree(r.drainer()));
+            }
             ArrayNode perMinute = node.putArray("deliveredTokensPerMinute");
             for (long v : r.deliveredPerMinute()) {
                 perMinute.add(v);
@@ -55,6 +63,13 @@ public final class ResultFile {
             return MAPPER.writeValueAsString(root) + "\n";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void groups(ArrayNode into, String key, List<GroupWait> groups) {
+        for (GroupWait g : groups) {
+            into.addObject().put(key, g.group()).put("requests", g.requests()).put("waitP50Ms", g.waitP50Ms())
+                    .put("waitP99Ms", g.waitP99Ms());
         }
     }
 

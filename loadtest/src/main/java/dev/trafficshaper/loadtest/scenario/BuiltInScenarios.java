@@ -30,6 +30,9 @@ public final class BuiltInScenarios {
      */
     public static final PacerSettings SHAPER = PacerSettings.builder().targetUtilization(0.98).build();
 
+    /** The heavy-tenant scenario's shares: each light tenant asks for less than its fair fifth. */
+    static final List<Double> HEAVY_TENANT = List.of(0.70, 0.075, 0.075, 0.075, 0.075);
+
     private static final Map<String, Scenario> SCENARIOS = new LinkedHashMap<>();
 
     static {
@@ -39,7 +42,7 @@ public final class BuiltInScenarios {
                 NOVA_LITE, null, SEED_CALIBRATION, null, FAST, null,
                 List.of(Phase.burst(30, 1_000)),
                 TokenDistribution.normal(18_000, 600), TokenDistribution.normal(500, 100), 1_000L,
-                null, null, 10, 0.10, shaper, null, null));
+                null, null, 10, 0.10, shaper, null, null, null, null, null));
         add(steady("at-quota", "Poisson arrivals at exactly the quota for 10 minutes.",
                 List.of(Phase.poisson(600, 1.0))));
         add(steady("spiky", "Load swinging sinusoidally between 1x and 4x the quota, period 2 minutes.",
@@ -52,24 +55,29 @@ public final class BuiltInScenarios {
                 "Inputs from 400 to 78,000 tokens (log-uniform), 2x the quota for 5 minutes, two lanes, three tenants.",
                 NOVA_LITE, null, null, null, FAST, null, List.of(Phase.poisson(300, 2.0)),
                 TokenDistribution.logUniform(400, 78_000), TokenDistribution.normal(600, 200), 1_000L,
-                0.2, 3, 4, 0.15, shaper, null, null));
+                0.2, 3, 4, 0.15, shaper, null, null, null, null, null));
         add(new Scenario("over-reservation",
                 "maxTokens 16,384 while answers are ~650 tokens: reservations dwarf usage. 2x for 5 minutes.",
                 NOVA_LITE, null, null, null, FAST, null, List.of(Phase.poisson(300, 2.0)),
                 TokenDistribution.normal(2_000, 500), TokenDistribution.normal(650, 100), 16_384L,
-                null, null, 4, 0.10, shaper, null, null));
+                null, null, 4, 0.10, shaper, null, null, null, null, null));
         add(new Scenario("long-latency-otpm",
                 "Separate input (2M) and output (200k) TPM, 60 s generations, 2x the output quota for 10 minutes.",
                 new Quota(0, 0, 2_000_000, 200_000, 1), null, null, null, new LatencyModel(1_000, 20, 0.1), null,
                 List.of(Phase.poisson(600, 2.0)),
                 TokenDistribution.normal(4_000, 1_000), TokenDistribution.normal(3_000, 300), 3_500L,
-                null, null, 4, 0.10, shaper, null, null));
+                null, null, 4, 0.10, shaper, null, null, null, null, null));
+        add(new Scenario("heavy-tenant",
+                "One tenant sends 70% of the requests, four others 7.5% each, 2x the quota for 5 minutes.",
+                NOVA_LITE, null, null, null, FAST, null, List.of(Phase.poisson(300, 2.0)),
+                TokenDistribution.normal(3_000, 1_000), TokenDistribution.normal(400, 150), 800L,
+                null, null, 4, 0.10, shaper, null, null, HEAVY_TENANT, null, null));
     }
 
     private static Scenario steady(String name, String description, List<Phase> phases) {
         return new Scenario(name, description, NOVA_LITE, null, null, null, FAST, null, phases,
                 TokenDistribution.normal(3_000, 1_000), TokenDistribution.normal(400, 150), 800L,
-                0.2, 3, 4, 0.10, SHAPER, null, null);
+                0.2, 3, 4, 0.10, SHAPER, null, null, null, null, null);
     }
 
     private static void add(Scenario scenario) {

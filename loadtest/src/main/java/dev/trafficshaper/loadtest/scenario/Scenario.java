@@ -24,6 +24,10 @@ import java.util.List;
  * @param shaper             the shaper's pacer settings (default: production defaults)
  * @param inputEstimateMargin safety margin the shaper adds to input estimates
  * @param windowPacerTarget  target of the reference implementation's pacer (0.85)
+ * @param tenantWeights      share of the requests each tenant sends (default: equal shares); its
+ *                           length is the number of tenants
+ * @param deadlineSeconds    each request's deadline after its arrival (3,600)
+ * @param deployment         what surrounds the production drainer (see {@link Deployment})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Scenario(
@@ -45,7 +49,10 @@ public record Scenario(
         Double estimationError,
         PacerSettings shaper,
         Double inputEstimateMargin,
-        Double windowPacerTarget) {
+        Double windowPacerTarget,
+        List<Double> tenantWeights,
+        Long deadlineSeconds,
+        Deployment deployment) {
 
     public Scenario {
         require(name != null && !name.isBlank(), "name is required");
@@ -75,6 +82,21 @@ public record Scenario(
         require(inputEstimateMargin >= 0, "inputEstimateMargin must not be negative");
         windowPacerTarget = windowPacerTarget == null ? 0.85 : windowPacerTarget;
         require(windowPacerTarget > 0 && windowPacerTarget <= 1, "windowPacerTarget must be in (0, 1]");
+        if (tenantWeights != null) {
+            tenantWeights = List.copyOf(tenantWeights);
+            require(!tenantWeights.isEmpty() && tenantWeights.stream().allMatch(w -> w != null && w > 0),
+                    "tenantWeights must be positive shares, one per tenant");
+            require(tenants == 1 || tenants == tenantWeights.size(), "tenantWeights needs one share per tenant");
+            tenants = tenantWeights.size();
+        }
+        deadlineSeconds = deadlineSeconds == null ? 3_600L : deadlineSeconds;
+        require(deadlineSeconds >= 1, "deadlineSeconds must be at least 1");
+        deployment = deployment == null ? Deployment.DEFAULT : deployment;
+    }
+
+    /** How long the traffic phases last together, in seconds. */
+    public long arrivalSeconds() {
+        return phases.stream().mapToLong(Phase::durationSeconds).sum();
     }
 
     public QuotaModel meter() {
@@ -84,25 +106,31 @@ public record Scenario(
     public Scenario withQuotaModel(QuotaModel model) {
         return new Scenario(name, description, quota, model.wireName(), leniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
     }
 
     public Scenario withLeniency(Leniency newLeniency) {
         return new Scenario(name, description, quota, quotaModel, newLeniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
     }
 
     public Scenario withPhases(List<Phase> newPhases) {
         return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
                 newPhases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
     }
 
     public Scenario withQuota(Quota newQuota) {
         return new Scenario(name, description, newQuota, quotaModel, leniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+    }
+
+    public Scenario withDeployment(Deployment newDeployment) {
+        return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
+                phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, newDeployment);
     }
 
     private static void require(boolean ok, String message) {

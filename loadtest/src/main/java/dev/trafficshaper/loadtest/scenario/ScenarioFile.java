@@ -31,6 +31,7 @@ public final class ScenarioFile {
             withDefaults(root, "shaper", MAPPER.valueToTree(PacerSettings.defaults()));
             withDefaults(root, "leniency", MAPPER.valueToTree(Leniency.STRICT));
             withDefaults(root, "faults", MAPPER.valueToTree(Faults.NONE));
+            withDefaults(root, "deployment", MAPPER.valueToTree(Deployment.DEFAULT));
             return MAPPER.treeToValue(root, Scenario.class);
         } catch (JsonMappingException e) {
             Throwable cause = e.getCause() instanceof IllegalArgumentException ? e.getCause() : e;
@@ -58,6 +59,11 @@ public final class ScenarioFile {
     private static void withDefaults(ObjectNode root, String field, ObjectNode merged) {
         JsonNode given = root.get(field);
         if (given instanceof ObjectNode object) {
+            object.fieldNames().forEachRemaining(name -> {
+                if (object.get(name) instanceof ObjectNode inner && merged.get(name) instanceof ObjectNode) {
+                    withDefaults(object, name, (ObjectNode) merged.get(name));
+                }
+            });
             merged.setAll(object);
             root.set(field, merged);
         }

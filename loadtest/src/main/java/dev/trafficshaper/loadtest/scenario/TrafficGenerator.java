@@ -78,13 +78,30 @@ public final class TrafficGenerator {
         }
     }
 
+    /** Equal shares draw an integer (as before tenant weights existed), weighted ones a share. */
+    private static int tenant(Scenario scenario, SplittableRandom random) {
+        List<Double> weights = scenario.tenantWeights();
+        if (weights == null) {
+            return random.nextInt(scenario.tenants());
+        }
+        double total = weights.stream().mapToDouble(Double::doubleValue).sum();
+        double pick = random.nextDouble() * total;
+        for (int t = 0; t < weights.size() - 1; t++) {
+            pick -= weights.get(t);
+            if (pick < 0) {
+                return t;
+            }
+        }
+        return weights.size() - 1;
+    }
+
     private static SimRequest request(Scenario scenario, int index, long arrival, SplittableRandom random) {
         long input = Math.max(1, scenario.inputTokens().sample(random));
         long output = Math.max(1, Math.min(scenario.maxTokens(), scenario.outputTokens().sample(random)));
         double error = scenario.estimationError() * (2 * random.nextDouble() - 1);
         long estimate = Math.max(1, Math.round(input * (1 + error)));
         Lane lane = random.nextDouble() < scenario.interactiveShare() ? Lane.INTERACTIVE : Lane.BULK;
-        String tenant = "tenant-" + random.nextInt(scenario.tenants());
+        String tenant = "tenant-" + tenant(scenario, random);
         return new SimRequest(index, "req-" + index, arrival, lane, tenant, input, estimate, scenario.maxTokens(),
                 output, index % scenario.clients());
     }

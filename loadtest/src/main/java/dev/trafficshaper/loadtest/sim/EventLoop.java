@@ -4,7 +4,8 @@ import java.util.PriorityQueue;
 
 /**
  * Virtual time for a discrete-event simulation: events run in time order, ties in the order they
- * were scheduled, so a run is a pure function of its inputs and seed.
+ * were scheduled, so a run is a pure function of its inputs and seed. Time never goes back: an
+ * event scheduled in the past runs now.
  */
 public final class EventLoop {
 
@@ -35,8 +36,22 @@ public final class EventLoop {
     public void run() {
         Event event;
         while ((event = events.poll()) != null) {
-            now = event.at;
+            now = Math.max(now, event.at);
             event.action.run();
         }
+    }
+
+    /**
+     * Runs every event due by {@code atMillis}, then stands at that time. May be called from inside
+     * an event: code that blocks in virtual time (the production drainer's sleep) lets the rest of
+     * the simulation advance this way.
+     */
+    public void runUntil(long atMillis) {
+        while (!events.isEmpty() && events.peek().at <= atMillis) {
+            Event event = events.poll();
+            now = Math.max(now, event.at);
+            event.action.run();
+        }
+        now = Math.max(now, atMillis);
     }
 }

@@ -3,7 +3,12 @@ package dev.trafficshaper.loadtest.sim;
 import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.QuotaDimension;
+import dev.trafficshaper.pacing.Lane;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What one strategy's run measured. Utilization counts the quota-charged tokens of successful calls
@@ -28,6 +33,11 @@ public final class RunMetrics {
     private long firstArrival = Long.MAX_VALUE;
     private long lastFinish = Long.MIN_VALUE;
     private long lastSuccessfulStart = Long.MIN_VALUE;
+    /** By request index: when its latest call started, or -1. */
+    private long[] lastCallStart = new long[0];
+    private final Samples waits = new Samples();
+    private final Map<Lane, Samples> waitsByLane = new TreeMap<>();
+    private final Map<String, Samples> waitsByTenant = new TreeMap<>();
 
     private int waiting;
     private long backlogOpenedAt;
@@ -87,6 +97,17 @@ public final class RunMetrics {
         apiCalls++;
     }
 
+    /** The request's call starts now: its wait ends here unless a later call replaces this one. */
+    public void callStarted(SimRequest request, long nowMillis) {
+        int index = request.index();
+        if (index >= lastCallStart.length) {
+            int from = lastCallStart.length;
+            lastCallStart = Arrays.copyOf(lastCallStart, Math.max(1_024, Math.max(index + 1, from * 2)));
+            Arrays.fill(lastCallStart, from, lastCallStart.length, -1);
+        }
+        lastCallStart[index] = nowMillis;
+    }
+
     public void throttled() {
         throttled++;
     }
@@ -119,9 +140,20 @@ public final class RunMetrics {
         }
         latencies[latencyCount++] = nowMillis - request.arrivalMillis();
         lastFinish = Math.max(lastFinish, nowMillis);
+        int index = request.index();
+        long started = index < lastCallStart.length && lastCallStart[index] >= 0 ? lastCallStart[index] : nowMillis;
+        long wait = started - request.arrivalMillis();
+        waits.add(wait);
+        waitsByLane.computeIfAbsent(request.lane(), lane -> new Samples()).add(wait);
+        waitsByTenant.computeIfAbsent(request.tenant(), tenant -> new Samples()).add(wait);
     }
 
     public StrategyResult result(String strategy) {
+        return result(strategy, null);
+    }
+
+    /** The run's figures; {@code drainer} is what the production drainer's surroundings did, or null. */
+    public StrategyResult result(String strategy, DrainerActivity drainer) {
         long[] sorted = Arrays.copyOf(latencies, latencyCount);
         Arrays.sort(sorted);
         double utilization;
@@ -136,7 +168,15 @@ public final class RunMetrics {
         return new StrategyResult(strategy, requests, succeeded, failed, throttled, apiCalls, requeues,
                 percentile(sorted, 0.50), percentile(sorted, 0.99), round(drain / 1_000.0, 1),
                 round(utilization, 4), deliveredPerMinute.values(), deliveredPerTenSeconds.values(),
-                maxQueuePerSecond.values());
+                maxQueuePerSecond.values(), waits.percentile(0.50), waits.percentile(0.99),
+                groups(waitsByLane, Lane::wireName), groups(waitsByTenant, tenant -> tenant), drainer);
+    }
+
+    private static <K> List<GroupWait> groups(Map<K, Samples> byGroup, java.util.function.Function<K, String> name) {
+        List<GroupWait> groups = new ArrayList<>();
+        byGroup.forEach((key, samples) -> groups.add(new GroupWait(name.apply(key), samples.size(),
+                samples.percentile(0.50), samples.percentile(0.99))));
+        return groups;
     }
 
     private double share(long[] charges, long millis) {
@@ -161,6 +201,29 @@ public final class RunMetrics {
     private static double round(double value, int digits) {
         double scale = Math.pow(10, digits);
         return Math.round(value * scale) / scale;
+    }
+
+    /** A growing list of millisecond samples. */
+    private static final class Samples {
+        private long[] values = new long[64];
+        private int size;
+
+        void add(long value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+        }
+
+        int size() {
+            return size;
+        }
+
+        long percentile(double p) {
+            long[] sorted = Arrays.copyOf(values, size);
+            Arrays.sort(sorted);
+            return RunMetrics.percentile(sorted, p);
+        }
     }
 
     /** Values per fixed-width time bucket from time 0. */

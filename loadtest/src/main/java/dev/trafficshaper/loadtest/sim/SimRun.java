@@ -44,6 +44,7 @@ public final class SimRun {
 
     /** Sends a request that was not waiting (a first attempt straight from the caller). */
     public void send(SimRequest request, Consumer<CallOutcome> callback) {
+        metrics.callStarted(request, now());
         bedrock.call(request, metrics.backlogged(), callback);
     }
 
@@ -51,6 +52,7 @@ public final class SimRun {
     public void sendFromWait(SimRequest request, Consumer<CallOutcome> callback) {
         boolean backlogged = metrics.backlogged();
         metrics.stoppedWaiting(now());
+        metrics.callStarted(request, now());
         bedrock.call(request, backlogged, callback);
     }
 

@@ -47,6 +47,6 @@ public final class Simulation {
             });
         }
         loop.run();
-        return metrics.result(name);
+        return metrics.result(name, strategy.drainerActivity());
     }
 }

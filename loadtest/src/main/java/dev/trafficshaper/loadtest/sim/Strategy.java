@@ -5,4 +5,9 @@ public interface Strategy {
 
     /** A request arrives at the client now. */
     void arrive(SimRequest request);
+
+    /** What the production drainer's surroundings did, for the strategy that runs it; null otherwise. */
+    default DrainerActivity drainerActivity() {
+        return null;
+    }
 }

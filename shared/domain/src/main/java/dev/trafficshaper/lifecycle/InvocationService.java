@@ -2,9 +2,9 @@ package dev.trafficshaper.lifecycle;
 
 import dev.trafficshaper.bedrock.BedrockOutcome;
 import dev.trafficshaper.bedrock.ModelInvoker;
-import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.PacerSettings;
 import dev.trafficshaper.payload.InvalidPayloadException;
 import dev.trafficshaper.payload.Payload;
 import dev.trafficshaper.payload.PayloadKind;
@@ -12,16 +12,19 @@ import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.payload.PayloadStore;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.request.RequeueReason;
 import dev.trafficshaper.request.TransitionResult;
 import dev.trafficshaper.usage.Settlement;
 import dev.trafficshaper.usage.UsageLedger;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -34,6 +37,23 @@ import java.util.function.LongSupplier;
  * status, and only then resume the workflow ("write, then signal"): whoever is told the request
  * ended can always read how it ended.
  *
+ * <p>The work is split at the call: {@link #begin} (expire or claim, read the body, bound the
+ * timeout) and {@link #complete} (given Bedrock's outcome), so a caller that calls Bedrock its own
+ * way — the simulator, in virtual time — runs the same steps as {@link #process}.
+ *
+ * <p><b>Charged when it really starts.</b> The pacer charges an admission at the moment it admits
+ * it and keeps the charge in its 60 s ledger; Bedrock charges the call when it starts. A call that
+ * starts {@code d} later than its admission stays in Bedrock's minute {@code d} longer than in the
+ * pacer's, so a wave of late starts (a Lambda backlog, cold starts) can put up to {@code d / 60 s}
+ * of a minute's admissions on top of what the pacer allowed. The target leaves
+ * {@code 1 − target} of each minute as headroom, so a delay is absorbed while
+ * {@code target × (60 s + d) ≤ 60 s}, i.e. {@code d ≤ 60 s × (1 − target) / target}: 3.2 s at the
+ * production target of 0.95, 1.2 s at 0.98. An admission older than that when its processor picks
+ * it up goes back to the queue ({@link RequeueReason#STALE_ADMISSION}) instead of to Bedrock; its
+ * drainer releases the reservation and the pacer admits it again, charged when the call will
+ * start. That return costs no requeue. The limit is at least {@link #MIN_ADMISSION_AGE}, so a
+ * target near 1, which leaves no headroom, does not send every ordinary cold start back.
+ *
  * <p>A throttle means the pacer misjudged the quota, not that the request is bad: it goes back to
  * the queue, keeping its place, for the pacer to send again (at most {@code maxRequeues} times and
  * only before its deadline). The drainer sees it come back and lowers its target. A transient
@@ -42,15 +62,16 @@ import java.util.function.LongSupplier;
  */
 public final class InvocationService {
 
-    /**
-     * How a requeue's detail starts: the drainer lowers its target only for a throttle, since a
-     * transient failure (5xx, timeout) says nothing about the quota.
-     */
-    public static final String THROTTLED = "throttled by Bedrock: ";
-    public static final String TRANSIENT = "transient Bedrock failure: ";
-
     /** The longest a single Bedrock call may take, whatever the deadline. */
     public static final Duration MAX_CALL = Duration.ofMinutes(10);
+
+    /** Requeues allowed per request by default: enough to ride out a misjudged minute. */
+    public static final int DEFAULT_MAX_REQUEUES = 3;
+
+    /** The lowest default admission-age limit, whatever the target (see the class comment). */
+    public static final Duration MIN_ADMISSION_AGE = Duration.ofSeconds(1);
+
+    private static final long WINDOW_MILLIS = 60_000;
 
     private final ModelCatalog catalog;
     private final RequestStore requests;
@@ -63,64 +84,138 @@ public final class InvocationService {
     private final ShaperMetrics metrics;
     private final LongSupplier clock;
     private final int maxRequeues;
+    private final Duration maxAdmissionAge;
 
-    private InvocationService(ModelCatalog catalog, RequestStore requests, RequestQueue queue, PayloadStore payloads,
-                              UsageLedger usage, ModelInvoker invoker, WorkflowCallback callback, DrainerWake wake,
-                              ShaperMetrics metrics, LongSupplier clock, int maxRequeues) {
-        this.catalog = catalog;
-        this.requests = requests;
-        this.queue = queue;
-        this.payloads = payloads;
-        this.usage = usage;
-        this.invoker = invoker;
-        this.callback = callback;
-        this.wake = wake;
-        this.metrics = metrics;
-        this.clock = clock;
-        this.maxRequeues = maxRequeues;
+    private InvocationService(Builder b) {
+        this.catalog = b.catalog;
+        this.requests = b.requests;
+        this.queue = b.queue;
+        this.payloads = b.payloads;
+        this.usage = b.usage;
+        this.invoker = b.invoker;
+        this.callback = b.callback;
+        this.wake = b.wake;
+        this.metrics = b.metrics;
+        this.clock = b.clock;
+        this.maxRequeues = b.maxRequeues;
+        this.maxAdmissionAge = b.maxAdmissionAge;
     }
 
-    public static InvocationService create(ModelCatalog catalog, RequestStore requests, RequestQueue queue,
-                                           PayloadStore payloads, UsageLedger usage, ModelInvoker invoker,
-                                           WorkflowCallback callback, DrainerWake wake, ShaperMetrics metrics,
-                                           LongSupplier clock, int maxRequeues) {
-        return new InvocationService(catalog, requests, queue, payloads, usage, invoker, callback, wake, metrics,
-                clock, maxRequeues);
-    }
-
-    /** The same parts as {@link #create}, named; the composition root uses this. */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** What one delivery did. */
-    public enum Result { SUCCEEDED, FAILED, REQUEUED, EXPIRED, DUPLICATE, UNKNOWN }
+    /** The positional form the composition roots use; every admission-age limit is the default. */
+    public static InvocationService create(ModelCatalog catalog, RequestStore requests, RequestQueue queue,
+                                           PayloadStore payloads, UsageLedger usage, ModelInvoker invoker,
+                                           WorkflowCallback callback, DrainerWake wake, ShaperMetrics metrics,
+                                           LongSupplier clock, int maxRequeues) {
+        return builder().catalog(catalog).requests(requests).queue(queue).payloads(payloads).usage(usage)
+                .invoker(invoker).callback(callback).wake(wake).metrics(metrics).clock(clock).maxRequeues(maxRequeues)
+                .build();
+    }
 
+    /**
+     * The oldest an admission may be when its call starts, unless configured: what the model's
+     * target leaves of the pacer's 60 s window, {@code 60 s × (1 − target) / target}, and at least
+     * {@link #MIN_ADMISSION_AGE}.
+     */
+    public static Duration defaultMaxAdmissionAge(PacerSettings pacer) {
+        double target = pacer.targetUtilization();
+        long headroom = (long) Math.floor(WINDOW_MILLIS * (1 - target) / target + 1e-6);
+        return Duration.ofMillis(Math.max(MIN_ADMISSION_AGE.toMillis(), headroom));
+    }
+
+    /** What one delivery did. */
+    public enum Result {
+        SUCCEEDED, FAILED, REQUEUED,
+        /** The admission was too old to start: back in the queue, Bedrock not called. */
+        STALE,
+        EXPIRED, DUPLICATE, UNKNOWN
+    }
+
+    /** What {@link #begin} found: a call to make, or the delivery's result when there is none. */
+    public sealed interface Start permits Call, NoCall {
+    }
+
+    /**
+     * A claimed request, ready for Bedrock: the body, the model and the call's timeout, and the
+     * INVOKING record that {@link #complete} continues from.
+     */
+    public record Call(RequestRecord invoking, ModelConfig model, String body, Duration timeout) implements Start {
+        public Call {
+            Objects.requireNonNull(invoking, "invoking");
+            Objects.requireNonNull(model, "model");
+            Objects.requireNonNull(body, "body");
+            Objects.requireNonNull(timeout, "timeout");
+        }
+    }
+
+    /** Nothing to call: the delivery ended with {@code result}. */
+    public record NoCall(Result result) implements Start {
+        public NoCall {
+            Objects.requireNonNull(result, "result");
+        }
+    }
+
+    /** Begins, calls Bedrock once, completes: the Bedrock Processor's whole job for one delivery. */
     public Result process(String requestId) {
+        Start start = begin(requestId);
+        if (start instanceof NoCall none) {
+            return none.result();
+        }
+        Call call = (Call) start;
+        return complete(call, invoker.invoke(call.model(), call.body(), call.timeout()));
+    }
+
+    /**
+     * Everything before the call: expires an admission past its deadline, sends back one too old
+     * to start, else claims ADMITTED → INVOKING and reads the body.
+     */
+    public Start begin(String requestId) {
         long now = clock.getAsLong();
         Optional<RequestRecord> found = requests.find(requestId, now);
         if (found.isEmpty()) {
-            return Result.UNKNOWN;
+            return new NoCall(Result.UNKNOWN);
         }
         RequestRecord admitted = found.get();
         if (admitted.state() == RequestState.ADMITTED && admitted.deadlineMillis() <= now) {
             TransitionResult expired = queue.expire(QueueItem.of(admitted), now);
-            return expired.applied() ? finish(expired.record(), Result.EXPIRED) : Result.DUPLICATE;
+            return new NoCall(expired.applied() ? finish(expired.record(), Result.EXPIRED) : Result.DUPLICATE);
+        }
+        if (admitted.state() == RequestState.ADMITTED) {
+            ModelConfig model = catalog.require(admitted.modelKey());
+            long age = now - admitted.admittedAtMillis();
+            long limit = maxAdmissionAge == null ? defaultMaxAdmissionAge(model.pacer()).toMillis()
+                    : maxAdmissionAge.toMillis();
+            if (age > limit) {
+                return new NoCall(sendBackStale(model, admitted, age, limit, now));
+            }
         }
         TransitionResult claim = requests.transition(requestId, new RequestEvent.StartInvoking(), now);
         if (!claim.applied()) {
-            return Result.DUPLICATE;
+            return new NoCall(Result.DUPLICATE);
         }
         RequestRecord invoking = claim.record();
         ModelConfig model = catalog.require(invoking.modelKey());
         Optional<Payload> body = payloads.get(invoking.payloadRef(), now);
         if (body.isEmpty()) {
-            return fail(invoking, FailureReason.DEPENDENCY_ERROR, "the stored request body is missing", now);
+            return new NoCall(fail(invoking, FailureReason.DEPENDENCY_ERROR, "the stored request body is missing",
+                    now));
         }
         Duration timeout = Duration.ofMillis(Math.max(1_000, Math.min(MAX_CALL.toMillis(),
                 invoking.deadlineMillis() - now)));
-        BedrockOutcome outcome = invoker.invoke(model, body.get().text(), timeout);
+        return new Call(invoking, model, body.get().text(), timeout);
+    }
+
+    /**
+     * Everything after the call: stores the result, settles the usage and writes the terminal
+     * status, or puts the request back for the pacer; then signals.
+     */
+    public Result complete(Call call, BedrockOutcome outcome) {
         long done = clock.getAsLong();
+        ModelConfig model = call.model();
+        RequestRecord invoking = call.invoking();
         if (outcome instanceof BedrockOutcome.Succeeded success) {
             return succeed(model, invoking, success, done);
         }
@@ -130,9 +225,10 @@ public final class InvocationService {
             metrics.throttled(model.key());
         }
         if (failure.retryable() && invoking.requeues() < maxRequeues && invoking.deadlineMillis() > done) {
-            String why = (throttled ? THROTTLED : TRANSIENT) + failure.message();
+            RequeueReason reason = throttled ? RequeueReason.THROTTLED : RequeueReason.TRANSIENT;
+            String why = (throttled ? "throttled by Bedrock: " : "transient Bedrock failure: ") + failure.message();
             TransitionResult back = queue.requeue(invoking,
-                    new RequestEvent.Requeue(invoking.requeues() + 1, why), done);
+                    new RequestEvent.Requeue(invoking.requeues() + 1, reason, why), done);
             if (back.applied()) {
                 metrics.requeued(model.key());
                 wake.wake(model.key());
@@ -144,6 +240,18 @@ public final class InvocationService {
         String detail = "Bedrock answered " + (failure.httpStatus() == 0 ? "nothing" : failure.httpStatus()) + ": "
                 + failure.message();
         return fail(invoking, reason, detail, done);
+    }
+
+    private Result sendBackStale(ModelConfig model, RequestRecord admitted, long age, long limit, long now) {
+        String why = "admission " + age + " ms old when its call would start (limit " + limit + " ms)";
+        TransitionResult back = queue.requeue(admitted,
+                new RequestEvent.Requeue(admitted.requeues(), RequeueReason.STALE_ADMISSION, why), now);
+        if (!back.applied()) {
+            return Result.DUPLICATE;
+        }
+        metrics.staleAdmission(model.key());
+        wake.wake(model.key());
+        return Result.STALE;
     }
 
     private Result succeed(ModelConfig model, RequestRecord invoking, BedrockOutcome.Succeeded success, long now) {
@@ -183,8 +291,6 @@ public final class InvocationService {
         return result;
     }
 
-    /** Requeues allowed per request by default: enough to ride out a misjudged minute. */
-    public static final int DEFAULT_MAX_REQUEUES = 3;
     public static final class Builder {
         private ModelCatalog catalog;
         private RequestStore requests;
@@ -197,6 +303,7 @@ public final class InvocationService {
         private ShaperMetrics metrics = ShaperMetrics.NONE;
         private LongSupplier clock = System::currentTimeMillis;
         private int maxRequeues = DEFAULT_MAX_REQUEUES;
+        private Duration maxAdmissionAge;
 
         private Builder() {
         }
@@ -206,25 +313,34 @@ public final class InvocationService {
         public Builder queue(RequestQueue value) { this.queue = value; return this; }
         public Builder payloads(PayloadStore value) { this.payloads = value; return this; }
         public Builder usage(UsageLedger value) { this.usage = value; return this; }
+        /** The Bedrock call {@link #process} makes; a caller that only uses begin and complete may omit it. */
         public Builder invoker(ModelInvoker value) { this.invoker = value; return this; }
         public Builder callback(WorkflowCallback value) { this.callback = value; return this; }
         public Builder wake(DrainerWake value) { this.wake = value; return this; }
         public Builder metrics(ShaperMetrics value) { this.metrics = value; return this; }
         public Builder clock(LongSupplier value) { this.clock = value; return this; }
-        /** Default {@value #DEFAULT_MAX_REQUEUES}. */
         public Builder maxRequeues(int value) { this.maxRequeues = value; return this; }
+        /** One limit for every model, instead of each model's {@link #defaultMaxAdmissionAge}. */
+        public Builder maxAdmissionAge(Duration value) { this.maxAdmissionAge = value; return this; }
 
         public InvocationService build() {
             if (catalog == null || requests == null || queue == null || payloads == null || usage == null
-                    || invoker == null || callback == null || wake == null || metrics == null || clock == null) {
-                throw new IllegalStateException("catalog, requests, queue, payloads, usage, invoker, callback, wake,"
-                        + " metrics and clock are required");
+                    || callback == null || wake == null || metrics == null || clock == null) {
+                throw new IllegalStateException("catalog, requests, queue, payloads, usage, callback, wake, metrics"
+                        + " and clock are required");
             }
             if (maxRequeues < 0) {
-                throw new IllegalArgumentException("maxRequeues must not be negative, was " + maxRequeues);
+                throw new IllegalArgumentException("maxRequeues must not be negative");
             }
-            return create(catalog, requests, queue, payloads, usage, invoker, callback, wake, metrics, clock,
-                    maxRequeues);
+            if (maxAdmissionAge != null && maxAdmissionAge.isNegative()) {
+                throw new IllegalArgumentException("maxAdmissionAge must not be negative");
+            }
+            if (invoker == null) {
+                invoker = (model, body, timeout) -> {
+                    throw new IllegalStateException("no invoker: this service only begins and completes calls");
+                };
+            }
+            return new InvocationService(this);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.trafficshaper.lifecycle;
 
 import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequeueReason;
 
 /** What a request that the Bedrock Processor put back in the queue tells the drainer. */
 final class RequeueSignal {
@@ -8,8 +9,11 @@ final class RequeueSignal {
     private RequeueSignal() {
     }
 
-    /** A throttle lowers the pacer's target; any other requeue only releases the reservation. */
+    /**
+     * A throttle lowers the pacer's target; any other requeue (a transient failure, a stale
+     * admission) only releases the reservation. Read from the typed reason on the record.
+     */
     static boolean isThrottle(RequestRecord requeued) {
-        return requeued.detail() != null && requeued.detail().startsWith(InvocationService.THROTTLED);
+        return requeued.requeueReason() == RequeueReason.THROTTLED;
     }
 }

@@ -23,8 +23,12 @@ public interface ShaperMetrics {
     default void throttled(String modelKey) {
     }
 
-    /** A request went back to the queue after a throttle. */
+    /** A request went back to the queue after a throttle or a transient failure. */
     default void requeued(String modelKey) {
+    }
+
+    /** An admission was too old to start when its processor picked it up and went back to the queue. */
+    default void staleAdmission(String modelKey) {
     }
 
     default void settled(String modelKey, TokenUsage actual) {

@@ -54,11 +54,12 @@ public interface RequestQueue {
     AdmitResult admit(Lease lease, List<QueueItem> items, long nowMillis);
 
     /**
-     * Puts a throttled request back: INVOKING → QUEUED with {@code event}'s requeue count, and its
-     * queue item restored at its original place (same shard, lane and enqueue time), both or
-     * neither. Refused once the deadline has passed or the request has left INVOKING.
+     * Puts a request back: INVOKING (or, for a stale admission, ADMITTED) → QUEUED with
+     * {@code event}'s requeue count and reason, and its queue item restored at its original place
+     * (same shard, lane and enqueue time), both or neither. Refused once the deadline has passed or
+     * the request has left the state the event names.
      */
-    TransitionResult requeue(RequestRecord invoking, RequestEvent.Requeue event, long nowMillis);
+    TransitionResult requeue(RequestRecord current, RequestEvent.Requeue event, long nowMillis);
 
     /** Marks a queued (or admitted) request EXPIRED and removes its queue item in any case. */
     TransitionResult expire(QueueItem item, long nowMillis);

@@ -33,31 +33,31 @@ public final class Lifecycle {
     public static StatusChange change(RequestEvent event, long nowMillis) {
         if (event instanceof Admit admit) {
             return new StatusChange(RequestState.ADMITTED, nowMillis, null, null, nowMillis,
-                    admit.fencingToken(), null, null, null, null, null);
+                    admit.fencingToken(), null, null, null, null, null, null);
         }
         if (event instanceof StartInvoking) {
             return new StatusChange(RequestState.INVOKING, nowMillis, null, null, null, null, nowMillis,
-                    null, null, null, null);
+                    null, null, null, null, null);
         }
         if (event instanceof Succeed succeed) {
             return new StatusChange(RequestState.SUCCEEDED, nowMillis, null, null, null, null, null,
-                    nowMillis, succeed.actual(), succeed.result(), null);
+                    nowMillis, succeed.actual(), succeed.result(), null, null);
         }
         if (event instanceof Fail fail) {
             return new StatusChange(RequestState.FAILED, nowMillis, fail.reason(), fail.detail(), null, null,
-                    null, nowMillis, fail.actual(), null, null);
+                    null, nowMillis, fail.actual(), null, null, null);
         }
         if (event instanceof Expire) {
             return new StatusChange(RequestState.EXPIRED, nowMillis, FailureReason.DEADLINE_EXPIRED, null, null,
-                    null, null, nowMillis, null, null, null);
+                    null, null, nowMillis, null, null, null, null);
         }
         if (event instanceof Reject reject) {
             return new StatusChange(RequestState.REJECTED, nowMillis, reject.reason(), reject.detail(), null,
-                    null, null, nowMillis, null, null, null);
+                    null, null, nowMillis, null, null, null, null);
         }
         if (event instanceof Requeue requeue) {
             return new StatusChange(RequestState.QUEUED, nowMillis, null, requeue.detail(), null, null, null, null,
-                    null, null, requeue.requeues());
+                    null, null, requeue.requeues(), requeue.reason());
         }
         throw new IllegalArgumentException("unknown event " + event);
     }

@@ -110,22 +110,27 @@ public sealed interface RequestEvent {
     }
 
     /**
-     * Bedrock throttled the request although the pacer admitted it: nothing was consumed, so it goes
-     * back to the queue, keeping its place, for the pacer to send again before its deadline. Applied
-     * only through {@code RequestQueue.requeue}, which also restores the queue item.
+     * The request goes back to the queue, keeping its place, for the pacer to send again before its
+     * deadline: Bedrock throttled it or failed transiently (from INVOKING), or the Bedrock Processor
+     * found its admission too old to start (from ADMITTED, Bedrock not called). Applied only through
+     * {@code RequestQueue.requeue}, which also restores the queue item.
      *
-     * @param requeues the request's requeue count after this one
+     * @param requeues the request's requeue count after this one: one more than before, except for
+     *                 a stale admission, which does not spend the budget
+     * @param reason   what the drainer that admitted it should make of its return
      */
-    record Requeue(int requeues, String detail) implements RequestEvent {
+    record Requeue(int requeues, RequeueReason reason, String detail) implements RequestEvent {
         public Requeue {
-            if (requeues < 1) {
-                throw new IllegalArgumentException("requeues must be positive");
+            Objects.requireNonNull(reason, "reason");
+            if (requeues < (reason.countsAgainstBudget() ? 1 : 0)) {
+                throw new IllegalArgumentException("requeues must be positive after a " + reason + " requeue");
             }
         }
 
         @Override
         public Set<RequestState> from() {
-            return EnumSet.of(RequestState.INVOKING);
+            return reason == RequeueReason.STALE_ADMISSION ? EnumSet.of(RequestState.ADMITTED)
+                    : EnumSet.of(RequestState.INVOKING);
         }
 
         @Override

@@ -19,7 +19,9 @@ import java.util.Objects;
  * @param taskToken       nullable; the Step Functions task token to release
  * @param callbackUrl     nullable; the webhook to notify
  * @param expiresAtMillis when the record stops existing (a whole second: it is the TTL)
- * @param requeues        how often Bedrock throttled it and it went back to the queue
+ * @param requeues        how often Bedrock throttled or failed it transiently and it went back to
+ *                        the queue (a stale admission's return does not count)
+ * @param requeueReason   nullable; why it last went back to the queue
  */
 public record RequestRecord(
         String requestId,
@@ -44,7 +46,8 @@ public record RequestRecord(
         String taskToken,
         String callbackUrl,
         long expiresAtMillis,
-        int requeues) {
+        int requeues,
+        RequeueReason requeueReason) {
 
     public RequestRecord {
         Identifiers.require("requestId", requestId);
@@ -98,7 +101,8 @@ public record RequestRecord(
                 .updatedAtMillis(updatedAtMillis).admittedAtMillis(admittedAtMillis).startedAtMillis(startedAtMillis)
                 .finishedAtMillis(finishedAtMillis).fencingToken(fencingToken).estimate(estimate)
                 .payloadRef(payloadRef).failureReason(failureReason).detail(detail).actualUsage(actualUsage)
-                .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues);
+                .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues)
+                .requeueReason(requeueReason);
     }
 
     /** Rounds a time up to the next whole second, the resolution of DynamoDB's TTL attribute. */
@@ -130,6 +134,7 @@ public record RequestRecord(
         private String callbackUrl;
         private long expiresAtMillis;
         private int requeues;
+        private RequeueReason requeueReason;
 
         private Builder() {
         }
@@ -157,12 +162,13 @@ public record RequestRecord(
         public Builder callbackUrl(String value) { this.callbackUrl = value; return this; }
         public Builder expiresAtMillis(long value) { this.expiresAtMillis = value; return this; }
         public Builder requeues(int value) { this.requeues = value; return this; }
+        public Builder requeueReason(RequeueReason value) { this.requeueReason = value; return this; }
 
         public RequestRecord build() {
             return new RequestRecord(requestId, tenant, modelKey, lane, state, shard, enqueuedAtMillis,
                     deadlineMillis, updatedAtMillis, admittedAtMillis, startedAtMillis, finishedAtMillis,
                     fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, taskToken,
-                    callbackUrl, expiresAtMillis, requeues);
+                    callbackUrl, expiresAtMillis, requeues, requeueReason);
         }
     }
 }

@@ -19,7 +19,8 @@ public record StatusChange(
         Long finishedAtMillis,
         TokenUsage actualUsage,
         PayloadRef resultRef,
-        Integer requeues) {
+        Integer requeues,
+        RequeueReason requeueReason) {
 
     public RequestRecord applyTo(RequestRecord current) {
         RequestRecord.Builder next = current.toBuilder().state(state).updatedAtMillis(updatedAtMillis);
@@ -49,6 +50,9 @@ public record StatusChange(
         }
         if (requeues != null) {
             next.requeues(requeues);
+        }
+        if (requeueReason != null) {
+            next.requeueReason(requeueReason);
         }
         return next.build();
     }

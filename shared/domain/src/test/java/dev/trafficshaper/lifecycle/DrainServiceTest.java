@@ -177,6 +177,32 @@ class DrainServiceTest {
     }
 
     @Test
+    void anAdmissionPickedUpTooLateIsReleasedAndAdmittedAgainWithoutLoweringTheTarget() throws Exception {
+        // The paced model's target is 1.0, so an admission may be at most 1 s old when its call
+        // starts. r1's processor picks it up 1.5 s after its admission: r1 goes back to the queue,
+        // the drainer learns of it at its next poll (+1500), gives the slot back, sees r1 queued
+        // again at its next read of the heads and dispatches it at its new slot.
+        processInline = false;
+        shaper.enqueue("r1", PACED, LATER);
+        shaper.enqueue("r2", PACED, LATER);
+        List<InvocationService.Result> late = new ArrayList<>();
+        shaper.clock.at(T0 + 1_500, clock -> late.add(invocations.process("r1")));
+        shaper.clock.at(T0 + 1_000, clock -> invocations.process("r2"));
+
+        DrainService.Report report = drainer.drain(PACED, "drainer-a", T0 + 4_000);
+
+        assertThat(late).containsExactly(InvocationService.Result.STALE);
+        assertThat(trace).containsExactly("+0 r1", "+1000 r2", "+2100 r1");
+        assertThat(report.admitted()).isEqualTo(3);
+        assertThat(report.throttled()).isZero();
+        assertThat(shaper.record("r1").state()).isEqualTo(RequestState.ADMITTED);
+        assertThat(shaper.record("r1").admittedAtMillis()).isBetween(T0 + 2_000, T0 + 2_100);
+        assertThat(shaper.record("r1").requeues()).isZero();
+        assertThat(bedrock.callsFor("r1")).isZero();
+        assertThat(shaper.board.read(PACED).orElseThrow().target()).isEqualTo(1.0);
+    }
+
+    @Test
     void aDrainerThatLostItsLeaseMidDrainStopsAndNothingIsAdmittedTwice() throws Exception {
         for (int i = 1; i <= 6; i++) {
             shaper.enqueue("r" + i, PACED, LATER);
@@ -246,7 +272,9 @@ class DrainServiceTest {
     void stillRunningRequestsKeepTheDrainerUntilTheySettle() throws Exception {
         processInline = false;
         shaper.enqueue("r1", PACED, LATER);
-        shaper.clock.at(T0 + 5_000, clock -> invocations.process("r1"));
+        List<InvocationService.Call> running = new ArrayList<>();
+        shaper.clock.at(T0 + 500, clock -> running.add((InvocationService.Call) invocations.begin("r1")));
+        shaper.clock.at(T0 + 5_000, clock -> invocations.complete(running.get(0), FakeModelInvoker.success("late")));
 
         DrainService.Report report = drainer.drain(PACED, "drainer-a", Long.MAX_VALUE);
 

@@ -8,13 +8,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.trafficshaper.bedrock.BedrockOutcome;
 import dev.trafficshaper.bedrock.RejectionKind;
 import dev.trafficshaper.bedrock.TransientKind;
+import dev.trafficshaper.lifecycle.InvocationService.Call;
+import dev.trafficshaper.lifecycle.InvocationService.NoCall;
 import dev.trafficshaper.lifecycle.InvocationService.Result;
+import dev.trafficshaper.pacing.PacerSettings;
 import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.RequeueReason;
 import dev.trafficshaper.usage.UsageTotals;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -127,6 +131,8 @@ class InvocationServiceTest {
         RequestRecord back = shaper.record("r1");
         assertThat(back.state()).isEqualTo(RequestState.QUEUED);
         assertThat(back.requeues()).isEqualTo(1);
+        assertThat(back.requeueReason()).isEqualTo(RequeueReason.THROTTLED);
+        assertThat(back.detail()).isEqualTo("throttled by Bedrock: Too many tokens");
         assertThat(back.enqueuedAtMillis()).isEqualTo(queued.enqueuedAtMillis());
         assertThat(shaper.queue.heads(MODEL, 10, shaper.now()).work())
                 .extracting(item -> item.requestId() + "@" + item.enqueuedAtMillis()).containsExactly("r1@" + T0);
@@ -195,7 +201,8 @@ class InvocationServiceTest {
         RequestRecord back = shaper.record("r1");
         assertThat(back.state()).isEqualTo(RequestState.QUEUED);
         assertThat(back.requeues()).isEqualTo(1);
-        assertThat(back.detail()).isEqualTo(InvocationService.TRANSIENT + "try later");
+        assertThat(back.requeueReason()).isEqualTo(RequeueReason.TRANSIENT);
+        assertThat(back.detail()).isEqualTo("transient Bedrock failure: try later");
         assertThat(shaper.wakes).containsExactly(MODEL);
         assertThat(shaper.resumed).isEmpty();
         assertThat(shaper.metrics.events).containsExactly("requeued nova-lite");
@@ -303,6 +310,144 @@ class InvocationServiceTest {
         assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
         assertThat(shaper.usage.totals(MODEL, T0 - 60_000, T0 + 120_000, shaper.now()).settlements())
                 .as("Bedrock charged the call, so its usage is still settled").isEqualTo(1);
+    }
+
+    // ---- begin and complete, the two halves of process()
+
+    @Test
+    void beginClaimsTheRequestAndHandsOverWhatTheCallNeedsWithoutCallingBedrock() {
+        admitted("r1", DEADLINE);
+        shaper.clock.advance(100);
+
+        InvocationService.Start start = invocations.begin("r1");
+
+        Call call = (Call) start;
+        assertThat(call.invoking().state()).isEqualTo(RequestState.INVOKING);
+        assertThat(call.invoking().startedAtMillis()).isEqualTo(T0 + 100);
+        assertThat(shaper.record("r1").state()).isEqualTo(RequestState.INVOKING);
+        assertThat(call.model().modelId()).isEqualTo("amazon.nova-lite-v1:0");
+        assertThat(call.body()).isEqualTo(ShaperFixture.converse("r1").text());
+        assertThat(call.timeout()).isEqualTo(Duration.ofMillis(59_900));
+        assertThat(bedrock.calls()).isEmpty();
+        assertThat(invocations.begin("r1")).as("a repeated delivery").isEqualTo(new NoCall(Result.DUPLICATE));
+    }
+
+    @Test
+    void completeWritesTheOutcomeOfACallMadeElsewhereAsProcessWould() {
+        admitted("r1", DEADLINE);
+        admitted("r2", DEADLINE);
+        Call first = (Call) invocations.begin("r1");
+        Call second = (Call) invocations.begin("r2");
+        shaper.clock.advance(4_000);
+
+        Result succeeded = invocations.complete(first, FakeModelInvoker.success("from elsewhere"));
+        Result throttled = invocations.complete(second, new BedrockOutcome.Throttled("Too many tokens"));
+
+        assertThat(succeeded).isEqualTo(Result.SUCCEEDED);
+        RequestRecord done = shaper.record("r1");
+        assertThat(done.state()).isEqualTo(RequestState.SUCCEEDED);
+        assertThat(done.finishedAtMillis()).isEqualTo(T0 + 4_000);
+        assertThat(shaper.payloads.get(done.resultRef(), shaper.now()).orElseThrow().text())
+                .contains("from elsewhere");
+        assertThat(throttled).isEqualTo(Result.REQUEUED);
+        assertThat(shaper.record("r2").requeueReason()).isEqualTo(RequeueReason.THROTTLED);
+        assertThat(shaper.resumed).extracting(RequestRecord::requestId).containsExactly("r1");
+        assertThat(bedrock.calls()).isEmpty();
+    }
+
+    // ---- stale admissions: charged when the call really starts
+
+    @Test
+    void theDefaultAdmissionAgeLimitIsTheTargetsHeadroomInTheSixtySecondWindow() {
+        assertThat(InvocationService.defaultMaxAdmissionAge(PacerSettings.defaults()))
+                .as("0.95: 60 s x 0.05 / 0.95").isEqualTo(Duration.ofMillis(3_157));
+        assertThat(InvocationService.defaultMaxAdmissionAge(PacerSettings.builder().targetUtilization(0.98).build()))
+                .isEqualTo(Duration.ofMillis(1_224));
+        assertThat(InvocationService.defaultMaxAdmissionAge(PacerSettings.builder().targetUtilization(0.8).build()))
+                .isEqualTo(Duration.ofMillis(15_000));
+        assertThat(InvocationService.defaultMaxAdmissionAge(PacerSettings.builder().targetUtilization(1.0).build()))
+                .as("no headroom: the floor").isEqualTo(InvocationService.MIN_ADMISSION_AGE);
+    }
+
+    @Test
+    void anAdmissionTooOldToStartGoesBackToItsPlaceWithoutABedrockCallOrARequeueSpent() {
+        RequestRecord queued = shaper.enqueue("r1", MODEL, DEADLINE);
+        shaper.enqueue("r2", MODEL, DEADLINE);
+        shaper.admit("r1");
+        shaper.wakes.clear();
+        shaper.clock.advance(3_158);
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.STALE);
+
+        RequestRecord back = shaper.record("r1");
+        assertThat(back.state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.requeues()).isZero();
+        assertThat(back.requeueReason()).isEqualTo(RequeueReason.STALE_ADMISSION);
+        assertThat(back.detail()).isEqualTo("admission 3158 ms old when its call would start (limit 3157 ms)");
+        assertThat(back.enqueuedAtMillis()).isEqualTo(queued.enqueuedAtMillis());
+        assertThat(shaper.queue.heads(MODEL, 10, shaper.now()).work()).extracting(item -> item.requestId())
+                .containsExactly("r1", "r2");
+        assertThat(bedrock.calls()).isEmpty();
+        assertThat(shaper.wakes).containsExactly(MODEL);
+        assertThat(shaper.resumed).isEmpty();
+        assertThat(shaper.metrics.events).containsExactly("stale nova-lite");
+    }
+
+    @Test
+    void anAdmissionJustWithinTheLimitIsCalled() {
+        admitted("r1", DEADLINE);
+        shaper.clock.advance(3_157);
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.SUCCEEDED);
+        assertThat(bedrock.calls()).hasSize(1);
+    }
+
+    @Test
+    void aStaleReturnDoesNotSpendTheRequeueBudget() {
+        shaper.enqueue("r1", MODEL, DEADLINE);
+        BedrockOutcome throttled = new BedrockOutcome.Throttled("Too many tokens");
+        bedrock.answer("r1", throttled, throttled, throttled);
+        List<Result> results = new ArrayList<>();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            shaper.admit("r1");
+            results.add(invocations.process("r1"));
+            shaper.clock.advance(1_000);
+        }
+
+        shaper.admit("r1");
+        shaper.clock.advance(10_000);
+        results.add(invocations.process("r1"));
+        shaper.admit("r1");
+        results.add(invocations.process("r1"));
+
+        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.STALE,
+                Result.SUCCEEDED);
+        assertThat(shaper.record("r1").requeues()).isEqualTo(3);
+        assertThat(bedrock.calls()).hasSize(4);
+    }
+
+    @Test
+    void aConfiguredAdmissionAgeReplacesTheModelsDefault() {
+        InvocationService strict = InvocationService.builder().catalog(shaper.catalog).requests(shaper.requests)
+                .queue(shaper.queue).payloads(shaper.payloads).usage(shaper.usage).invoker(bedrock)
+                .callback(shaper.callback).wake(shaper.wake).metrics(shaper.metrics).clock(shaper.clock)
+                .maxAdmissionAge(Duration.ofMillis(200)).build();
+        admitted("r1", DEADLINE);
+        admitted("r2", DEADLINE);
+        shaper.clock.advance(200);
+
+        assertThat(strict.process("r1")).isEqualTo(Result.SUCCEEDED);
+        shaper.clock.advance(1);
+        assertThat(strict.process("r2")).isEqualTo(Result.STALE);
+    }
+
+    @Test
+    void anAdmissionPastItsDeadlineExpiresRatherThanGoingBackStale() {
+        admitted("r1", T0 + 5_000);
+        shaper.clock.set(T0 + 5_000);
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.EXPIRED);
+        assertThat(shaper.record("r1").state()).isEqualTo(RequestState.EXPIRED);
     }
 
     private void admitted(String requestId, long deadline) {

@@ -170,6 +170,11 @@ public final class ShaperFixture {
         }
 
         @Override
+        public void staleAdmission(String modelKey) {
+            events.add("stale " + modelKey);
+        }
+
+        @Override
         public void settled(String modelKey, TokenUsage actual) {
             events.add("settled " + modelKey);
         }

@@ -29,6 +29,7 @@ import dev.trafficshaper.request.NewRequest;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.RequeueReason;
 import dev.trafficshaper.request.TransitionResult;
 import dev.trafficshaper.usage.Settlement;
 import dev.trafficshaper.usage.UsageSharding;
@@ -484,18 +485,83 @@ public abstract class PersistenceContract {
         RequestRecord invoking = store.requests().transition("first", new RequestEvent.StartInvoking(), T0 + 30)
                 .record();
 
-        RequestEvent.Requeue requeue = new RequestEvent.Requeue(1, "bedrock throttled");
+        RequestEvent.Requeue requeue = new RequestEvent.Requeue(1, RequeueReason.THROTTLED, "bedrock throttled");
         TransitionResult back = store.queue().requeue(invoking, requeue, T0 + 40);
         TransitionResult again = store.queue().requeue(invoking, requeue, T0 + 41);
 
         assertThat(back.applied()).isTrue();
         assertThat(back.record().state()).isEqualTo(RequestState.QUEUED);
         assertThat(back.record().requeues()).isEqualTo(1);
+        assertThat(back.record().requeueReason()).isEqualTo(RequeueReason.THROTTLED);
         assertThat(store.requests().find("first", T0 + 50).orElseThrow()).isEqualTo(back.record());
         assertThat(again.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
         assertThat(store.queue().heads(MODEL, 10, T0 + 50).work()).extracting(QueueItem::requestId)
                 .containsExactly("first", "second");
         assertThat(store.queue().depth(MODEL, T0 + 50)).isEqualTo(2);
+    }
+
+    @Test
+    void eachRequeueReasonIsStoredAndReadBack() {
+        for (RequeueReason reason : RequeueReason.values()) {
+            String id = "why-" + reason.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            store.queue().enqueue(request(id, Lane.INTERACTIVE, DEADLINE), T0);
+            Lease lease = store.leases().current(MODEL, T0 + 10).orElseGet(() -> acquire("drainer-1", T0 + 10));
+            store.queue().admit(lease, List.of(QueueItem.of(store.requests().find(id, T0 + 10).orElseThrow())),
+                    T0 + 20);
+            RequestRecord current = reason == RequeueReason.STALE_ADMISSION
+                    ? store.requests().find(id, T0 + 30).orElseThrow()
+                    : store.requests().transition(id, new RequestEvent.StartInvoking(), T0 + 30).record();
+
+            TransitionResult back = store.queue().requeue(current,
+                    new RequestEvent.Requeue(reason.countsAgainstBudget() ? 1 : 0, reason, "why: " + reason), T0 + 40);
+
+            assertThat(back.applied()).as(reason.name()).isTrue();
+            RequestRecord stored = store.requests().find(id, T0 + 50).orElseThrow();
+            assertThat(stored).isEqualTo(back.record());
+            assertThat(stored.requeueReason()).isEqualTo(reason);
+            assertThat(stored.detail()).isEqualTo("why: " + reason);
+        }
+        assertThat(store.queue().depth(MODEL, T0 + 50)).isEqualTo(RequeueReason.values().length);
+    }
+
+    @Test
+    void aStaleAdmissionGoesBackFromAdmittedToItsPlaceWithoutSpendingARequeue() {
+        store.queue().enqueue(request("stale", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("later", Lane.INTERACTIVE, DEADLINE), T0 + 1);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        store.queue().admit(lease, store.queue().heads(MODEL, 1, T0 + 10).work(), T0 + 20);
+        RequestRecord admitted = store.requests().find("stale", T0 + 30).orElseThrow();
+        RequestEvent.Requeue stale = new RequestEvent.Requeue(0, RequeueReason.STALE_ADMISSION, "too old");
+
+        TransitionResult back = store.queue().requeue(admitted, stale, T0 + 5_000);
+        TransitionResult again = store.queue().requeue(admitted, stale, T0 + 5_001);
+        TransitionResult claim = store.requests().transition("stale", new RequestEvent.StartInvoking(), T0 + 5_002);
+
+        assertThat(back.applied()).isTrue();
+        assertThat(back.record().state()).isEqualTo(RequestState.QUEUED);
+        assertThat(back.record().requeues()).isZero();
+        assertThat(back.record().requeueReason()).isEqualTo(RequeueReason.STALE_ADMISSION);
+        assertThat(again.outcome()).as("only once").isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(claim.outcome()).as("a late delivery finds nothing to claim").isEqualTo(
+                TransitionResult.Outcome.REFUSED);
+        assertThat(store.queue().heads(MODEL, 10, T0 + 5_010).work()).extracting(QueueItem::requestId)
+                .containsExactly("stale", "later");
+    }
+
+    @Test
+    void aStaleAdmissionIsNotSentBackOnceItsCallHasBegun() {
+        store.queue().enqueue(request("begun", Lane.INTERACTIVE, DEADLINE), T0);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        store.queue().admit(lease, store.queue().heads(MODEL, 1, T0 + 10).work(), T0 + 20);
+        RequestRecord admitted = store.requests().find("begun", T0 + 30).orElseThrow();
+        store.requests().transition("begun", new RequestEvent.StartInvoking(), T0 + 40);
+
+        TransitionResult back = store.queue().requeue(admitted,
+                new RequestEvent.Requeue(0, RequeueReason.STALE_ADMISSION, "too old"), T0 + 50);
+
+        assertThat(back.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
+        assertThat(back.record().state()).isEqualTo(RequestState.INVOKING);
+        assertThat(store.queue().depth(MODEL, T0 + 60)).isZero();
     }
 
     @Test
@@ -554,7 +620,7 @@ public abstract class PersistenceContract {
         RequestRecord invoking = store.requests().transition("late", new RequestEvent.StartInvoking(), T0 + 30)
                 .record();
 
-        TransitionResult result = store.queue().requeue(invoking, new RequestEvent.Requeue(1, "throttled"), T0 + 100);
+        TransitionResult result = store.queue().requeue(invoking, new RequestEvent.Requeue(1, RequeueReason.THROTTLED, "throttled"), T0 + 100);
 
         assertThat(result.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
         assertThat(result.record()).isEqualTo(invoking);

@@ -10,6 +10,7 @@ import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
+import dev.trafficshaper.request.RequeueReason;
 import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -41,6 +42,7 @@ final class RequestItems {
     static final String CALLBACK_URL = "callbackUrl";
     static final String HTTP_STATUS = "httpStatus";
     static final String REQUEUES = "requeues";
+    static final String REQUEUE_REASON = "requeueReason";
 
     private RequestItems() {
     }
@@ -93,11 +95,15 @@ final class RequestItems {
         }
         item.put(TableKeys.EXPIRES_AT, n(r.expiresAtMillis() / 1000));
         item.put(REQUEUES, n(r.requeues()));
+        if (r.requeueReason() != null) {
+            item.put(REQUEUE_REASON, s(r.requeueReason().name()));
+        }
         return item;
     }
 
     static RequestRecord status(Map<String, AttributeValue> item) {
         String reason = string(item, REASON);
+        String requeueReason = string(item, REQUEUE_REASON);
         return RequestRecord.builder()
                 .requestId(string(item, REQUEST_ID))
                 .tenant(string(item, TENANT))
@@ -122,6 +128,7 @@ final class RequestItems {
                 .callbackUrl(string(item, CALLBACK_URL))
                 .expiresAtMillis(number(item, TableKeys.EXPIRES_AT) * 1000)
                 .requeues((int) number(item, REQUEUES))
+                .requeueReason(requeueReason == null ? null : RequeueReason.valueOf(requeueReason))
                 .build();
     }
 

@@ -62,6 +62,9 @@ record StatusUpdate(String updateExpression, String conditionExpression, Map<Str
         if (change.requeues() != null) {
             set(sets, names, values, RequestItems.REQUEUES, n(change.requeues()));
         }
+        if (change.requeueReason() != null) {
+            set(sets, names, values, RequestItems.REQUEUE_REASON, s(change.requeueReason().name()));
+        }
 
         List<String> from = new ArrayList<>();
         int i = 0;
