@@ -41,6 +41,8 @@ public final class RawJson {
                 long start = parser.currentTokenLocation().getByteOffset();
                 if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
                     parser.skipChildren();
+                } else {
+                    parser.finishToken(); // a string is read lazily: move past its closing quote
                 }
                 long end = parser.currentLocation().getByteOffset();
                 if (field.equals(name)) {
