@@ -2,7 +2,6 @@ package dev.trafficshaper.functions;
 
 import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.aws.bedrock.CountTokensEstimator;
-import dev.trafficshaper.submission.CharacterTokenEstimator;
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
 import dev.trafficshaper.composition.Lazy;
 import dev.trafficshaper.composition.ShaperPorts;
@@ -26,6 +25,7 @@ import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
+import dev.trafficshaper.submission.CharacterTokenEstimator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.slf4j.LoggerFactory;
