@@ -1,5 +1,9 @@
 package dev.trafficshaper.quota;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
 /**
  * A model's per-minute quotas as Bedrock meters them. A value of {@code 0} means the dimension is
  * not limited for this model (newer models have no RPM; most have no separate input/output TPM).
@@ -12,10 +16,15 @@ package dev.trafficshaper.quota;
  * then counts output as generated; bedrock-runtime does not. See {@link Charge#reservation}.
  */
 public record Quota(long tpm, long rpm, long inputTpm, long outputTpm, int outputBurndown,
-                    boolean outputAllowanceOnInput) {
+                    @JsonIgnore boolean outputAllowanceOnInput) {
 
-    /** A bedrock-runtime style quota: the output allowance is reserved on TPM and output TPM only. */
-    public Quota(long tpm, long rpm, long inputTpm, long outputTpm, int outputBurndown) {
+    /**
+     * A bedrock-runtime style quota: the output allowance is reserved on TPM and output TPM only.
+     * Also how scenario files are read: the endpoint, not the file, decides the other style.
+     */
+    @JsonCreator
+    public Quota(@JsonProperty("tpm") long tpm, @JsonProperty("rpm") long rpm, @JsonProperty("inputTpm") long inputTpm,
+                 @JsonProperty("outputTpm") long outputTpm, @JsonProperty("outputBurndown") int outputBurndown) {
         this(tpm, rpm, inputTpm, outputTpm, outputBurndown, false);
     }
 
