@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Where a request stands: still pending, succeeded with a Converse response, or finished without
+ * Where a request stands: still pending, succeeded with the model's response, or finished without
  * one. A failure is a normal value here, not an exception: {@link #httpStatus()} says which
  * ({@code 429} throttled, {@code 503} dependency error, {@code 504} deadline expired, {@code 400}
  * invalid, {@code 404} unknown or another tenant's id) and {@link #reason()} and {@link #detail()}
@@ -181,7 +181,7 @@ public final class RequestStatus {
         return Optional.ofNullable(retryAfter);
     }
 
-    /** A copy of the Bedrock Converse response, when it succeeded. */
+    /** A copy of the model's response as Bedrock sent it (in the shape of the model's backend), when it succeeded. */
     public Optional<JsonNode> response() {
         JsonNode response = json.path("response");
         return response.isObject() ? Optional.of(response.deepCopy()) : Optional.empty();
@@ -196,18 +196,87 @@ public final class RequestStatus {
         return usage.isObject() ? Optional.of(Usage.from(usage)) : Optional.empty();
     }
 
-    /** The text blocks of the response's output message, concatenated, when there are any. */
+    /**
+     * The answer's text, concatenated, when there is any, whatever the shape of the response:
+     * Converse and Nova ({@code output.message.content[].text}), Anthropic Messages
+     * ({@code content[]} of type {@code text}), Chat Completions ({@code choices[0].message.content}),
+     * Responses ({@code output[].content[]} of type {@code output_text}), Llama ({@code generation}),
+     * Titan ({@code results[].outputText}) and Mistral ({@code outputs[].text}).
+     */
     public Optional<String> outputText() {
-        JsonNode content = json.path("response").path("output").path("message").path("content");
+        JsonNode response = json.path("response");
         StringBuilder text = new StringBuilder();
-        boolean found = false;
-        for (JsonNode block : content) {
-            if (block.path("text").isTextual()) {
-                text.append(block.path("text").asText());
-                found = true;
+        for (JsonNode block : response.path("output").path("message").path("content")) {
+            text.append(block.path("text").asText(""));
+        }
+        for (JsonNode block : response.path("content")) {
+            if ("text".equals(block.path("type").asText())) {
+                text.append(block.path("text").asText(""));
             }
         }
-        return found ? Optional.of(text.toString()) : Optional.empty();
+        JsonNode choice = response.path("choices").path(0).path("message").path("content");
+        if (choice.isTextual()) {
+            text.append(choice.asText());
+        }
+        if (response.path("output").isArray()) {
+            for (JsonNode item : response.path("output")) {
+                for (JsonNode part : item.path("content")) {
+                    if ("output_text".equals(part.path("type").asText())) {
+                        text.append(part.path("text").asText(""));
+                    }
+                }
+            }
+        }
+        if (response.path("generation").isTextual()) {
+            text.append(response.path("generation").asText());
+        }
+        for (JsonNode result : response.path("results")) {
+            text.append(result.path("outputText").asText(""));
+        }
+        for (JsonNode output : response.path("outputs")) {
+            text.append(output.path("text").asText(""));
+        }
+        return text.length() > 0 ? Optional.of(text.toString()) : Optional.empty();
+    }
+
+    /** A tool the model asked to have called, with its arguments as a JSON object. */
+    public record ToolUse(String id, String name, JsonNode input) {
+    }
+
+    /**
+     * The tool calls in the answer, whatever its shape: Converse {@code toolUse} blocks, Anthropic
+     * {@code tool_use} blocks, Chat Completions {@code tool_calls}, Responses {@code function_call}
+     * items. Answer each with a follow-up request carrying its result under {@link ToolUse#id()}.
+     */
+    public java.util.List<ToolUse> toolUses() {
+        JsonNode response = json.path("response");
+        java.util.List<ToolUse> uses = new java.util.ArrayList<>();
+        for (JsonNode block : response.path("output").path("message").path("content")) {
+            JsonNode use = block.path("toolUse");
+            if (use.isObject()) {
+                uses.add(new ToolUse(use.path("toolUseId").asText(), use.path("name").asText(),
+                        use.path("input").deepCopy()));
+            }
+        }
+        for (JsonNode block : response.path("content")) {
+            if ("tool_use".equals(block.path("type").asText())) {
+                uses.add(new ToolUse(block.path("id").asText(), block.path("name").asText(),
+                        block.path("input").deepCopy()));
+            }
+        }
+        for (JsonNode call : response.path("choices").path(0).path("message").path("tool_calls")) {
+            uses.add(new ToolUse(call.path("id").asText(), call.path("function").path("name").asText(),
+                    Json.parseLeniently(call.path("function").path("arguments").asText("{}"))));
+        }
+        if (response.path("output").isArray()) {
+            for (JsonNode item : response.path("output")) {
+                if ("function_call".equals(item.path("type").asText())) {
+                    uses.add(new ToolUse(item.path("call_id").asText(), item.path("name").asText(),
+                            Json.parseLeniently(item.path("arguments").asText("{}"))));
+                }
+            }
+        }
+        return java.util.List.copyOf(uses);
     }
 
     /** A copy of the parsed body; a missing node when the body was empty or not JSON. */

@@ -82,4 +82,31 @@ class SubmissionTest {
                 .hasMessageContaining("callbackUrl");
         assertThatThrownBy(() -> Submission.text("m", "Hi", 0)).hasMessageContaining("maxTokens");
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', textBlock = """
+            CHAT     | {"model":"gpt","chatCompletions":{"messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":64}}
+            RESPONSES| {"model":"gpt","responses":{"input":"Hi","max_output_tokens":64}}
+            MESSAGES | {"model":"gpt","messages":{"max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}}
+            INVOKE   | {"model":"gpt","invokeModel":{"anthropic_version":"bedrock-2023-05-31","max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}}
+            """)
+    void eachTypedSubmissionGoesUnderItsBackendsKey(String kind, String json) {
+        Submission submission = switch (kind) {
+            case "CHAT" -> Submission.chatCompletionsText("gpt", "Hi", 64);
+            case "RESPONSES" -> Submission.responsesText("gpt", "Hi", 64);
+            case "MESSAGES" -> Submission.messagesText("gpt", "Hi", 64);
+            default -> Submission.anthropicInvokeText("gpt", "Hi", 64);
+        };
+        assertThat(submission.toJson()).isEqualTo(json);
+    }
+
+    @Test
+    void theInvokeModelTierTravelsBesideTheBodyAndOnlyThere() {
+        Submission flex = Submission.anthropicInvokeText("m", "Hi", 8).toBuilder().serviceTier("flex").build();
+        assertThat(flex.toJson()).contains("\"serviceTier\":\"flex\",\"invokeModel\":");
+        assertThatThrownBy(() -> Submission.text("m", "Hi", 8).toBuilder().serviceTier("flex").build())
+                .hasMessageContaining("serviceTier");
+        assertThatThrownBy(() -> Submission.messagesText("m", "Hi", 8).converse())
+                .isInstanceOf(IllegalStateException.class);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.trafficshaper.functions;
 
-import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.aws.bedrock.BedrockInvokers;
+import dev.trafficshaper.aws.bedrock.CountTokensEstimator;
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
 import dev.trafficshaper.composition.Lazy;
 import dev.trafficshaper.composition.ShaperPorts;
@@ -24,6 +25,7 @@ import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
+import dev.trafficshaper.submission.CharacterTokenEstimator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.slf4j.LoggerFactory;
@@ -80,7 +82,8 @@ public final class Shaper {
                 .board(() -> persistence.get().board())
                 .usage(() -> persistence.get().usage())
                 .payloads(() -> persistence.get().payloads())
-                .invoker(() -> ConverseModelInvoker.create(clients.bedrock()))
+                .invoker(() -> BedrockInvokers.forRuntimeClient(clients.bedrock()))
+                .estimator(() -> CountTokensEstimator.forRuntimeClient(clients::bedrock, CharacterTokenEstimator.defaults()))
                 .dispatch(dispatch != null ? () -> dispatch : () -> concurrentDispatch(lambdaAsync.get()))
                 .wake(wake != null ? () -> wake : lambdaAsync)
                 .callback(() -> new StepFunctionsCallback(sfn.get()))
@@ -125,7 +128,7 @@ public final class Shaper {
                     return SecretsManagerClient.builder().httpClient(http()).build();
                 }
                 public BedrockRuntimeClient bedrock() {
-                    return ConverseModelInvoker.withoutRetries(BedrockRuntimeClient.builder()
+                    return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
                             .httpClient(UrlConnectionHttpClient.builder().socketTimeout(InvocationService.MAX_CALL)
                                     .build()), InvocationService.MAX_CALL).build();
                 }

@@ -8,7 +8,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.delivery.WebhookSignature;
 import dev.trafficshaper.functions.budget.BudgetManagerHandler;
 import dev.trafficshaper.functions.drain.QueueProcessorHandler;
@@ -365,7 +365,7 @@ class RequestLifecycleIT {
             public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
             public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
             public BedrockRuntimeClient bedrock() {
-                return ConverseModelInvoker.withoutRetries(BedrockRuntimeClient.builder()
+                return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
                         .httpClient(UrlConnectionHttpClient.builder().build())
                         .endpointOverride(model.endpoint()).region(Region.US_EAST_1)
                         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))),

@@ -3,7 +3,7 @@ package dev.trafficshaper.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.functions.Shaper;
 import dev.trafficshaper.functions.ShaperEnvironment;
 import dev.trafficshaper.lifecycle.InvocationService;
@@ -192,7 +192,7 @@ class FunctionEnvironmentTest {
 
         @Override
         public BedrockRuntimeClient bedrock() {
-            return ConverseModelInvoker.withoutRetries(BedrockRuntimeClient.builder().region(Region.US_EAST_1)
+            return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder().region(Region.US_EAST_1)
                     .credentialsProvider(AnonymousCredentialsProvider.create())
                     .httpClient(UrlConnectionHttpClient.create()), InvocationService.MAX_CALL).build();
         }

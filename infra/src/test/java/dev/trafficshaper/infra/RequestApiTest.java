@@ -44,7 +44,10 @@ class RequestApiTest {
                 "ContentType", "application/json",
                 "Schema", Match.objectLike(Map.of(
                         "$schema", "http://json-schema.org/draft-04/schema#",
-                        "required", List.of("model", "converse"),
+                        "required", List.of("model"),
+                        "oneOf", List.of(Map.of("required", List.of("converse")), Map.of("required", List.of("invokeModel")),
+                                Map.of("required", List.of("chatCompletions")), Map.of("required", List.of("responses")),
+                                Map.of("required", List.of("messages"))),
                         "additionalProperties", false,
                         "properties", Match.objectLike(Map.of(
                                 "model", Map.of("type", "string", "enum", List.of("nova-lite", "claude-sonnet")),

@@ -53,7 +53,7 @@ class RequestSchemaTest {
                 body(Verdict.ACCEPTED, "an upper-case https scheme", submission("\"callbackUrl\": \"HTTPS://hooks.example.com/s\"")),
                 body(Verdict.ACCEPTED, "the rest of the Converse body is Bedrock's", "{\"model\": \"nova-lite\", \"converse\":"
                         + " {\"system\": [{\"text\": \"Be brief\"}], " + MESSAGES + ", \"inferenceConfig\": {\"maxTokens\": 5,"
-                        + " \"temperature\": 0.2}, \"toolConfig\": {}}}"),
+                        + " \"temperature\": 0.2}, \"toolConfig\": {}, \"guardrailConfig\": {}, \"serviceTier\": {\"type\": \"default\"}}}"),
                 body(Verdict.ACCEPTED, "interactive priority", submission("\"priority\": \"interactive\"")),
 
                 body(Verdict.REFUSED_AT_THE_EDGE, "no model", "{\"converse\": " + converse(10) + "}"),
@@ -88,9 +88,23 @@ class RequestSchemaTest {
                 body(Verdict.REFUSED_AT_THE_EDGE, "maxTokens above every model's", "{\"model\": \"claude-sonnet\", \"converse\": "
                         + converse(64001) + "}"),
                 body(Verdict.REFUSED_AT_THE_EDGE, "a list instead of an object", "[]"),
+                body(Verdict.REFUSED_AT_THE_EDGE, "two bodies", "{\"model\": \"nova-lite\", \"converse\": "
+                        + converse(10) + ", \"messages\": {\"max_tokens\": 5, " + MESSAGES + "}}"),
+                body(Verdict.REFUSED_AT_THE_EDGE, "a Messages body without max_tokens",
+                        "{\"model\": \"nova-lite\", \"messages\": {" + MESSAGES + "}}"),
+                body(Verdict.REFUSED_AT_THE_EDGE, "a Responses body without max_output_tokens",
+                        "{\"model\": \"nova-lite\", \"responses\": {\"input\": \"hi\"}}"),
+                body(Verdict.REFUSED_AT_THE_EDGE, "an unknown InvokeModel tier", submission("\"serviceTier\": \"cheap\"")),
 
                 body(Verdict.REFUSED_BY_THE_FUNCTION, "maxTokens above this model's limit only",
                         "{\"model\": \"nova-lite\", \"converse\": " + converse(20000) + "}"),
+                body(Verdict.REFUSED_BY_THE_FUNCTION, "a body under another backend's key",
+                        "{\"model\": \"nova-lite\", \"chatCompletions\": {" + MESSAGES + ", \"max_tokens\": 5}}"),
+                body(Verdict.REFUSED_BY_THE_FUNCTION, "the InvokeModel tier on a Converse model",
+                        submission("\"serviceTier\": \"flex\"")),
+                body(Verdict.REFUSED_BY_THE_FUNCTION, "an unknown Converse field",
+                        "{\"model\": \"nova-lite\", \"converse\": {" + MESSAGES + ", \"inferenceConfig\": {\"maxTokens\": 5},"
+                        + " \"toolconfig\": {}}}"),
                 body(Verdict.REFUSED_BY_THE_FUNCTION, "a loopback callback", submission("\"callbackUrl\": \"https://127.0.0.1/s\"")),
                 body(Verdict.REFUSED_BY_THE_FUNCTION, "a private callback", submission("\"callbackUrl\": \"https://10.1.2.3/s\"")),
                 body(Verdict.REFUSED_BY_THE_FUNCTION, "a localhost callback", submission("\"callbackUrl\": \"https://localhost/s\"")),
@@ -155,7 +169,7 @@ class RequestSchemaTest {
     }
 
     private static final Set<String> KEYWORDS = Set.of("$schema", "title", "type", "required", "additionalProperties",
-            "properties", "enum", "pattern", "minimum", "maximum", "minItems", "maxLength");
+            "properties", "enum", "pattern", "minimum", "maximum", "minItems", "maxLength", "oneOf");
 
     private static void keywords(JsonNode schema, List<String> unknown) {
         for (Iterator<String> names = schema.fieldNames(); names.hasNext(); ) {
@@ -165,6 +179,7 @@ class RequestSchemaTest {
             }
         }
         schema.path("properties").forEach(property -> keywords(property, unknown));
+        schema.path("oneOf").forEach(choice -> keywords(choice, unknown));
     }
 
     /**
@@ -204,6 +219,17 @@ class RequestSchemaTest {
         }
         if (value.isArray() && schema.has("minItems") && value.size() < schema.get("minItems").asInt()) {
             problems.add(path + ": minItems");
+        }
+        if (schema.has("oneOf")) {
+            int matching = 0;
+            for (JsonNode choice : schema.get("oneOf")) {
+                List<String> theirs = new ArrayList<>();
+                validate(choice, value, path, theirs);
+                matching += theirs.isEmpty() ? 1 : 0;
+            }
+            if (matching != 1) {
+                problems.add(path + ": matches " + matching + " of oneOf");
+            }
         }
         if (value.isObject()) {
             for (JsonNode required : schema.path("required")) {

@@ -1,6 +1,6 @@
 package dev.trafficshaper.local;
 
-import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.bedrock.ModelInvoker;
 import dev.trafficshaper.composition.ShaperPorts;
 import dev.trafficshaper.composition.ShaperServices;
@@ -213,7 +213,7 @@ public final class LocalRuntime implements AutoCloseable {
                     .credentialsProvider(StaticCredentialsProvider.create(
                             AwsBasicCredentials.create("local", "local")));
         }
-        return ConverseModelInvoker.create(ConverseModelInvoker.withoutRetries(builder, InvocationService.MAX_CALL)
+        return BedrockInvokers.forRuntimeClient(BedrockInvokers.withoutRetries(builder, InvocationService.MAX_CALL)
                 .build());
     }
 

@@ -13,7 +13,11 @@ import software.amazon.awscdk.Stack;
 import software.constructs.Construct;
 
 /**
- * The Bedrock resources the Bedrock Processor may invoke: exactly the models in the models file.
+ * The Bedrock resources the Bedrock Processor may invoke: exactly the bedrock-runtime models in
+ * the models file (Converse and InvokeModel both need {@code bedrock:InvokeModel}), and for
+ * bedrock-mantle models the account's projects in the region, since bedrock-mantle authorizes
+ * {@code bedrock-mantle:CreateInference} on the project a call runs in (the default one unless it
+ * names another).
  *
  * <p>A plain model id is a foundation model in the stack's region. An id with a geography prefix
  * ({@code us.}, {@code eu.}, {@code global.}…) is a cross-region inference profile: invoking it
@@ -33,6 +37,9 @@ final class BedrockModelArns {
         Stack stack = Stack.of(scope);
         Set<String> arns = new LinkedHashSet<>();
         for (ModelConfig model : models) {
+            if (model.backend().isMantle()) {
+                continue;
+            }
             String id = model.modelId();
             Matcher profile = INFERENCE_PROFILE.matcher(id);
             if (id.startsWith("arn:")) {
@@ -49,8 +56,18 @@ final class BedrockModelArns {
         return List.copyOf(arns);
     }
 
+    static boolean usesMantle(Collection<ModelConfig> models) {
+        return models.stream().anyMatch(model -> model.backend().isMantle());
+    }
+
+    static String mantleProjects(Construct scope) {
+        return Stack.of(scope).formatArn(ArnComponents.builder().service("bedrock-mantle").resource("project")
+                .resourceName("*").arnFormat(ArnFormat.SLASH_RESOURCE_NAME).build());
+    }
+
     static boolean usesInferenceProfile(Collection<ModelConfig> models) {
-        return models.stream().anyMatch(model -> INFERENCE_PROFILE.matcher(model.modelId()).matches());
+        return models.stream().anyMatch(model -> !model.backend().isMantle()
+                && INFERENCE_PROFILE.matcher(model.modelId()).matches());
     }
 
     private static String foundationModel(Stack stack, String region, String modelId) {

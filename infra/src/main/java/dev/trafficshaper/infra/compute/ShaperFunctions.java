@@ -1,5 +1,7 @@
 package dev.trafficshaper.infra.compute;
 
+import dev.trafficshaper.model.BackendSettings;
+
 import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.infra.config.ModelsConfiguration;
 import dev.trafficshaper.infra.config.ResourceNames;
@@ -264,6 +266,14 @@ public final class ShaperFunctions extends Construct {
         submit.allow(payloadObjects("s3:PutObject"));
         submit.allow(key(true, DYNAMODB, S3));
         submit.allow(statement(List.of("states:StartExecution"), stateMachine));
+        // CountTokensEstimator, for the models that ask for it (it also needs InvokeModel on them).
+        List<String> counted = BedrockModelArns.of(this, props.models().models().stream()
+                .filter(m -> m.backendSettings().tokenCounting() == BackendSettings.TokenCounting.COUNT_TOKENS)
+                .toList());
+        if (!counted.isEmpty()) {
+            submit.allow(statement(List.of("bedrock:CountTokens", "bedrock:InvokeModel"),
+                    counted.toArray(String[]::new)));
+        }
 
         // AdmissionService: enqueue (transaction of two Puts), the winner of a repeat (GetItem),
         // replace a retried task's token (UpdateItem), look for a lease (GetItem), wake a drainer,
@@ -285,15 +295,23 @@ public final class ShaperFunctions extends Construct {
 
         // InvocationService: find (GetItem), claim and end (UpdateItem), expire (UpdateItem,
         // DeleteItem), read the body and store the result (GetItem/UpdateItem or Get/PutObject),
-        // settle usage (PutItem), requeue (transaction of UpdateItem + PutItem); Converse; resume the
-        // workflow; wake the drainer after a requeue.
+        // settle usage (PutItem), requeue (transaction of UpdateItem + PutItem); the model's backend
+        // (Converse and InvokeModel: bedrock:InvokeModel on its models; bedrock-mantle's APIs:
+        // bedrock-mantle:CreateInference in the account's projects); resume the workflow; wake the
+        // drainer after a requeue.
         bedrockProcessor.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
         bedrockProcessor.allow(payloadObjects("s3:GetObject", "s3:PutObject"));
         bedrockProcessor.allow(key(true, DYNAMODB, S3));
         bedrockProcessor.allow(statement(TASK_RESPONSE, stateMachine));
         bedrockProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias));
-        bedrockProcessor.allow(statement(List.of("bedrock:InvokeModel"),
-                BedrockModelArns.of(this, props.models().models()).toArray(String[]::new)));
+        List<String> runtimeModels = BedrockModelArns.of(this, props.models().models());
+        if (!runtimeModels.isEmpty()) {
+            bedrockProcessor.allow(statement(List.of("bedrock:InvokeModel"), runtimeModels.toArray(String[]::new)));
+        }
+        if (BedrockModelArns.usesMantle(props.models().models())) {
+            bedrockProcessor.allow(statement(List.of("bedrock-mantle:CreateInference"),
+                    BedrockModelArns.mantleProjects(this)));
+        }
 
         // Finalizer: find (GetItem), expire (UpdateItem, DeleteItem) or fail (UpdateItem).
         finalizer.allow(table(GET_ITEM, UPDATE_ITEM, DELETE_ITEM));

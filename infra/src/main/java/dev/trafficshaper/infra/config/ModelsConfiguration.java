@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.model.BackendSettings;
 import dev.trafficshaper.model.InvalidModelsFileException;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
@@ -60,11 +60,14 @@ public final class ModelsConfiguration {
             throw new InvalidDeploymentException(source + " is not a valid models file:\n  - "
                     + String.join("\n  - ", e.problems()), e);
         }
-        List<String> notConverse = catalog.all().stream().filter(model -> model.backend() != Backend.CONVERSE)
-                .map(model -> "models." + model.key() + ".backend: " + model.backend().wireName()).toList();
-        if (!notConverse.isEmpty()) {
-            throw new InvalidDeploymentException(source + ": the deployed Bedrock Processor calls Converse only;"
-                    + " use \"backend\": \"converse\" (the default):\n  - " + String.join("\n  - ", notConverse));
+        List<String> withApiKeys = catalog.all().stream()
+                .filter(model -> model.backendSettings().auth() == BackendSettings.MantleAuth.API_KEY)
+                .map(model -> "models." + model.key() + ".auth: api-key").toList();
+        if (!withApiKeys.isEmpty()) {
+            throw new InvalidDeploymentException(source + ": the deployed Bedrock Processor signs bedrock-mantle"
+                    + " calls with its IAM role (granted bedrock-mantle:CreateInference); a long-lived API key would"
+                    + " have to sit in its environment. Leave auth at sigv4 (the default):\n  - "
+                    + String.join("\n  - ", withApiKeys));
         }
         String compact = compact(text);
         int size = compact.getBytes(StandardCharsets.UTF_8).length;

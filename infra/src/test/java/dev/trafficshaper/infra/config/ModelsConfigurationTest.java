@@ -44,14 +44,27 @@ class ModelsConfigurationTest {
     }
 
     @Test
-    void aBackendTheBedrockProcessorDoesNotSpeakIsRefused() {
+    void everyBackendIsAccepted() {
         String json = """
-                {"models": {"a": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000}, "backend": "invoke-model"}}}
+                {"models": {
+                  "c": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000}},
+                  "i": {"modelId": "us.anthropic.claude-haiku-v1:0", "quotas": {"tpm": 1000}, "backend": "invoke-model"},
+                  "cc": {"modelId": "openai.a", "quotas": {"inputTpm": 9, "outputTpm": 1}, "backend": "mantle-chat-completions"},
+                  "r": {"modelId": "openai.a", "quotas": {"inputTpm": 9, "outputTpm": 1}, "backend": "mantle-responses"},
+                  "m": {"modelId": "anthropic.b", "quotas": {"inputTpm": 9, "outputTpm": 1}, "backend": "mantle-messages"}}}
+                """;
+        assertThat(ModelsConfiguration.parse(Path.of("m.json"), json).modelKeys()).containsExactly("c", "i", "cc", "r", "m");
+    }
+
+    @Test
+    void aMantleApiKeyIsRefusedSinceTheFunctionsSignWithTheirRole() {
+        String json = """
+                {"models": {"m": {"modelId": "anthropic.b", "quotas": {"inputTpm": 9, "outputTpm": 1},
+                                  "backend": "mantle-messages", "auth": "api-key"}}}
                 """;
         assertThatThrownBy(() -> ModelsConfiguration.parse(Path.of("m.json"), json))
                 .isInstanceOf(InvalidDeploymentException.class)
-                .hasMessageContaining("calls Converse only")
-                .hasMessageContaining("models.a.backend: invoke-model");
+                .hasMessageContaining("models.m.auth: api-key");
     }
 
     @Test

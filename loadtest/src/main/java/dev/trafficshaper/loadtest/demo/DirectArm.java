@@ -1,6 +1,6 @@
 package dev.trafficshaper.loadtest.demo;
 
-import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.threads.DaemonThreads;
 import java.net.URI;
 import java.time.Duration;
@@ -50,7 +50,7 @@ final class DirectArm implements AutoCloseable {
 
     /** Retries off, exactly as the shaper's own Bedrock Processor builds its client. */
     static DirectArm withoutRetries(URI endpoint, String modelId, long maxTokens) {
-        return new DirectArm(ConverseModelInvoker.withoutRetries(clientBuilder(endpoint), CALL_TIMEOUT).build(),
+        return new DirectArm(BedrockInvokers.withoutRetries(clientBuilder(endpoint), CALL_TIMEOUT).build(),
                 modelId, maxTokens);
     }
 

@@ -18,8 +18,10 @@ public sealed interface BedrockOutcome {
      * truncated or guarded answer would burn quota and give the same result.
      *
      * @param usage        tokens Bedrock reports as used, for settlement
-     * @param stopReason   Bedrock's stop reason as sent
-     * @param responseJson the Converse response body (output.message, stopReason, usage, metrics)
+     * @param stopReason   the stop reason as sent ({@code stopReason}, {@code stop_reason},
+     *                     {@code finish_reason}, a Responses {@code status}...), empty if none
+     * @param responseJson the response body exactly as the backend sent it (Converse, the native
+     *                     InvokeModel response, Chat Completions, Responses or Anthropic Messages)
      */
     record Succeeded(TokenUsage usage, String stopReason, String responseJson) implements BedrockOutcome {
 

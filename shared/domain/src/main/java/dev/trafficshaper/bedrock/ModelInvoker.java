@@ -10,9 +10,11 @@ import java.time.Duration;
 public interface ModelInvoker {
 
     /**
-     * @param model               the model to call; its Bedrock id replaces any the request names
-     * @param converseRequestJson a Bedrock Converse request body
-     * @param timeout             the longest the whole call may take before it counts as transient
+     * @param model       the model to call, through its backend
+     * @param requestJson the stored request ({@code OutgoingRequest}): the body of the model's
+     *                    backend as the caller sent it, or for InvokeModel an
+     *                    {@link InvokeModelRequest}
+     * @param timeout     the longest the whole call may take before it counts as transient
      */
-    BedrockOutcome invoke(ModelConfig model, String converseRequestJson, Duration timeout);
+    BedrockOutcome invoke(ModelConfig model, String requestJson, Duration timeout);
 }

@@ -17,6 +17,13 @@ import java.util.Map;
  * the caller. An unknown code falls back on the status: 429 is treated as a throttle, 408, 424 and
  * 5xx as transient, any other status as a rejection, so an unfamiliar error is never retried
  * blindly.
+ *
+ * <p>bedrock-mantle answers in the OpenAI ({@code {"error": {"type", "code", "message"}}}) or
+ * Anthropic ({@code {"type": "error", "error": {"type", "message"}}}) style and names no Bedrock
+ * error code, so its errors are sorted by status ({@link #classifyMantle}): 429 is a throttle,
+ * and so is 503 (or Anthropic's 529 {@code overloaded_error}), which there means the model is
+ * out of serving capacity: like a throttle it asks the caller to send less, and like a throttle
+ * the pacer must hear about it.
  */
 public final class OutcomeClassifier {
 
@@ -74,6 +81,26 @@ public final class OutcomeClassifier {
     /** The request was refused before sending because it is not a valid Converse body. */
     public static Rejected invalidRequest(String message) {
         return new Rejected(RejectionKind.VALIDATION, 400, message);
+    }
+
+    /**
+     * A bedrock-mantle error.
+     *
+     * @param errorType the body's {@code error.type} or {@code error.code}, for the record; may be null
+     */
+    public static Failure classifyMantle(int httpStatus, String errorType, String message) {
+        String detail = (errorType == null || errorType.isBlank() ? "" : errorType + ": ") + message;
+        return switch (httpStatus) {
+            case 429 -> new Throttled(detail);
+            case 503, 529 -> new Throttled("no serving capacity (" + httpStatus + ") " + detail);
+            case 408, 504 -> new Transient(TransientKind.MODEL_TIMEOUT, httpStatus, detail);
+            case 500 -> new Transient(TransientKind.INTERNAL_SERVER, httpStatus, detail);
+            case 400, 413, 422 -> new Rejected(RejectionKind.VALIDATION, httpStatus, detail);
+            case 401, 403 -> new Rejected(RejectionKind.ACCESS_DENIED, httpStatus, detail);
+            case 404 -> new Rejected(RejectionKind.RESOURCE_NOT_FOUND, httpStatus, detail);
+            default -> httpStatus >= 500 ? new Transient(TransientKind.OTHER_SERVER_ERROR, httpStatus, detail)
+                    : new Rejected(RejectionKind.OTHER_CLIENT_ERROR, httpStatus, detail);
+        };
     }
 
     private static Failure byStatus(int httpStatus, String message) {

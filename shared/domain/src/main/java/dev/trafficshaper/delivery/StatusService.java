@@ -89,7 +89,8 @@ public final class StatusService {
             ObjectNode node = list.addObject();
             node.put("key", model.key());
             node.put("modelId", model.modelId());
-            node.put("backend", model.backend().name());
+            node.put("backend", model.backend().wireName());
+            node.put("bodyKey", model.backend().bodyKey());
             Quota q = model.quota();
             ObjectNode quota = node.putObject("quota");
             quota.put("tpm", q.tpm());

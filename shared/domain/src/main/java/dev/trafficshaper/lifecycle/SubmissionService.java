@@ -12,6 +12,8 @@ import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CharacterTokenEstimator;
 import dev.trafficshaper.submission.InvalidSubmissionException;
+import dev.trafficshaper.submission.ModelFit;
+import dev.trafficshaper.submission.OutgoingRequest;
 import dev.trafficshaper.submission.Submission;
 import dev.trafficshaper.submission.SubmissionParser;
 import dev.trafficshaper.submission.TokenEstimator;
@@ -25,7 +27,8 @@ import java.util.function.Supplier;
  * The front door ({@code POST /v1/requests}): turns a body into a {@link Ticket} or refuses it
  * before anything is stored. Validates, estimates the input, predicts the start from the
  * drainer's published status, routes to the fallback model when only that one can meet the
- * deadline, refuses with a retry hint when neither can, and stores the body by reference.
+ * deadline, refuses with a retry hint when neither can, and stores the request the Bedrock
+ * Processor will send ({@link OutgoingRequest}: the caller's body byte for byte) by reference.
  *
  * <p>Idempotent on a caller's {@code requestId}: a known id returns the stored request.
  */
@@ -86,10 +89,10 @@ public final class SubmissionService {
         Routed routed = route(submission, deadline, nowMillis);
         PayloadRef ref;
         try {
-            ref = payloads.put(requestId, PayloadKind.REQUEST, submission.converse(),
+            ref = payloads.put(requestId, PayloadKind.REQUEST, OutgoingRequest.forModel(routed.model(), submission),
                     deadline + NewRequest.DEFAULT_RETENTION_MILLIS);
         } catch (InvalidPayloadException e) {
-            throw new InvalidSubmissionException("converse", e.getMessage());
+            throw new InvalidSubmissionException(submission.backend().bodyKey(), e.getMessage());
         }
         Ticket ticket = new Ticket(requestId, tenant, routed.model().key(), submission.lane(), nowMillis, deadline,
                 routed.estimate(), ref, submission.callbackUrl());
@@ -134,14 +137,10 @@ public final class SubmissionService {
     }
 
     private TokenUsage estimate(ModelConfig model, Submission submission) {
-        if (submission.maxTokens() > model.maxTokensLimit()) {
-            throw new InvalidSubmissionException("converse.inferenceConfig.maxTokens", "maxTokens "
-                    + submission.maxTokens() + " is over the limit of " + model.maxTokensLimit() + " for model "
-                    + model.key());
-        }
-        long input = estimator.inputTokens(model, submission.converse());
+        ModelFit.check(model, submission);
+        long input = estimator.inputTokens(model, submission.body());
         if (input > model.maxInputTokens()) {
-            throw new InvalidSubmissionException("converse.messages", "the input is about " + input
+            throw new InvalidSubmissionException(submission.backend().bodyKey(), "the input is about " + input
                     + " tokens, over the limit of " + model.maxInputTokens() + " for model " + model.key());
         }
         return TokenUsage.of(input, submission.maxTokens());

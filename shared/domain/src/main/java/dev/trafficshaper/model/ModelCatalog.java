@@ -31,7 +31,10 @@ public final class ModelCatalog {
     private static final String DEFAULT_RESOURCE = "default-models.json";
     private static final Set<String> MODEL_FIELDS = Set.of("modelId", "backend", "quotas", "maxTokens",
             "maxInputTokens", "targetUtilization", "shards", "defaultDeadlineSeconds", "maxDeadlineSeconds",
-            "fallback", "lanes", "tenantCaps", "description");
+            "fallback", "lanes", "tenantCaps", "description", "serviceTiers", "bulkServiceTier", "bodyFormat", "auth",
+            "pathPrefix", "tokenCounting", "media");
+    private static final Set<String> MEDIA_FIELDS = Set.of("pixelsPerImageToken", "maxTokensPerImage",
+            "tokensPerDocumentPage");
     private static final Set<String> QUOTA_FIELDS = Set.of("tpm", "rpm", "inputTpm", "outputTpm", "outputBurndown");
 
     private final Map<String, ModelConfig> models;
@@ -49,8 +52,13 @@ public final class ModelCatalog {
         }
         List<String> problems = new ArrayList<>();
         byKey.values().forEach(config -> config.fallback().ifPresent(fallback -> {
-            if (!byKey.containsKey(fallback)) {
+            ModelConfig target = byKey.get(fallback);
+            if (target == null) {
                 problems.add("models." + config.key() + ".fallback: unknown model '" + fallback + "'");
+            } else if (target.backend() != config.backend()) {
+                problems.add("models." + config.key() + ".fallback: model '" + fallback + "' uses backend "
+                        + target.backend().wireName() + ", this one " + config.backend().wireName()
+                        + "; a request's body is sent unchanged, so its fallback must take the same shape");
             }
         }));
         if (!problems.isEmpty()) {
@@ -118,6 +126,16 @@ public final class ModelCatalog {
             problems.add(path + ".backend: " + e.getMessage());
         }
         Quota quota = parseQuota(node.get("quotas"), path + ".quotas", problems);
+        if (quota != null && backend.isMantle()) {
+            if (quota.tpm() > 0 || quota.rpm() > 0) {
+                problems.add(path + ".quotas: bedrock-mantle meters inputTpm and outputTpm only (no tpm, no rpm)");
+            }
+            if (quota.inputTpm() == 0 && quota.outputTpm() == 0) {
+                problems.add(path + ".quotas: a bedrock-mantle model needs inputTpm and outputTpm");
+            }
+            quota = quota.withOutputAllowanceOnInput(true);
+        }
+        BackendSettings settings = parseBackendSettings(node, backend, path, f, problems);
         long maxTokens = f.positiveLong("maxTokens", 10_000);
         long maxInput = f.positiveLong("maxInputTokens", 300_000);
         int shards = (int) f.positiveLong("shards", 4);
@@ -147,11 +165,107 @@ public final class ModelCatalog {
         }
         try {
             return Optional.of(new ModelConfig(key, modelId, backend, quota, maxTokens, maxInput, pacer.build(),
-                    shards, defaultDeadline, maxDeadline, fallback));
+                    shards, defaultDeadline, maxDeadline, fallback, settings));
         } catch (IllegalArgumentException e) {
             problems.add(path + ": " + e.getMessage());
             return Optional.empty();
         }
+    }
+
+    private static BackendSettings parseBackendSettings(JsonNode node, Backend backend, String path, Fields f,
+                                                        List<String> problems) {
+        BackendSettings defaults = BackendSettings.defaults();
+        java.util.EnumSet<ServiceTier> tiers = java.util.EnumSet.of(ServiceTier.DEFAULT);
+        JsonNode tierList = node.get("serviceTiers");
+        if (tierList != null && !tierList.isNull()) {
+            if (!tierList.isArray()) {
+                problems.add(path + ".serviceTiers: must be a list, e.g. [\"default\", \"flex\"]");
+            } else {
+                for (JsonNode tier : tierList) {
+                    try {
+                        tiers.add(ServiceTier.fromWireName(tier.asText()));
+                    } catch (IllegalArgumentException e) {
+                        problems.add(path + ".serviceTiers: " + e.getMessage());
+                    }
+                }
+            }
+        }
+        if (backend == Backend.MANTLE_MESSAGES && tiers.size() > 1) {
+            problems.add(path + ".serviceTiers: the Anthropic Messages API names no Bedrock tier; only default");
+        }
+        ServiceTier bulk = null;
+        String bulkName = f.text("bulkServiceTier", null);
+        if (bulkName != null) {
+            try {
+                bulk = ServiceTier.fromWireName(bulkName);
+                if (!tiers.contains(bulk)) {
+                    problems.add(path + ".bulkServiceTier: " + bulkName + " is not in serviceTiers " + tiers.stream()
+                            .map(ServiceTier::wireName).toList());
+                    bulk = null;
+                }
+            } catch (IllegalArgumentException e) {
+                problems.add(path + ".bulkServiceTier: " + e.getMessage());
+            }
+        }
+        NativeBody bodyFormat = null;
+        String formatName = f.text("bodyFormat", null);
+        if (formatName != null) {
+            if (backend != Backend.INVOKE_MODEL) {
+                problems.add(path + ".bodyFormat: only for backend invoke-model");
+            } else {
+                try {
+                    bodyFormat = NativeBody.fromWireName(formatName);
+                } catch (IllegalArgumentException e) {
+                    problems.add(path + ".bodyFormat: " + e.getMessage());
+                }
+            }
+        } else if (backend == Backend.INVOKE_MODEL) {
+            String modelId = node.path("modelId").asText("");
+            bodyFormat = NativeBody.detect(modelId).orElse(null);
+            if (bodyFormat == null && !modelId.isBlank()) {
+                problems.add(path + ".bodyFormat: required, since the model id '" + modelId + "' names no known"
+                        + " family (anthropic, nova, llama, titan, mistral)");
+            }
+        }
+        BackendSettings.MantleAuth auth = defaults.auth();
+        String authName = f.text("auth", null);
+        String pathPrefix = f.text("pathPrefix", null);
+        if ((authName != null || pathPrefix != null) && !backend.isMantle()) {
+            problems.add(path + ": auth and pathPrefix are only for bedrock-mantle backends");
+        }
+        if (authName != null) {
+            try {
+                auth = BackendSettings.MantleAuth.fromWireName(authName);
+            } catch (IllegalArgumentException e) {
+                problems.add(path + ".auth: " + e.getMessage());
+            }
+        }
+        if (pathPrefix != null && !pathPrefix.matches("(/[A-Za-z0-9._-]+)+")) {
+            problems.add(path + ".pathPrefix: must be a path such as /v1 or /openai/v1, was '" + pathPrefix + "'");
+        }
+        BackendSettings.TokenCounting counting = defaults.tokenCounting();
+        String countingName = f.text("tokenCounting", null);
+        if (countingName != null) {
+            try {
+                counting = BackendSettings.TokenCounting.fromWireName(countingName);
+                if (counting == BackendSettings.TokenCounting.COUNT_TOKENS && backend.isMantle()) {
+                    problems.add(path + ".tokenCounting: CountTokens is a bedrock-runtime API; bedrock-mantle"
+                            + " models use characters");
+                }
+            } catch (IllegalArgumentException e) {
+                problems.add(path + ".tokenCounting: " + e.getMessage());
+            }
+        }
+        MediaRule media = defaults.media();
+        JsonNode mediaNode = node.get("media");
+        if (mediaNode != null && !mediaNode.isNull()) {
+            unknownFields(mediaNode, MEDIA_FIELDS, path + ".media", problems);
+            Fields mf = new Fields(mediaNode, path + ".media", problems);
+            media = new MediaRule(mf.positiveLong("pixelsPerImageToken", media.pixelsPerImageToken()),
+                    mf.positiveLong("maxTokensPerImage", media.maxTokensPerImage()),
+                    mf.positiveLong("tokensPerDocumentPage", media.tokensPerDocumentPage()));
+        }
+        return new BackendSettings(tiers, bulk, bodyFormat, auth, pathPrefix, counting, media);
     }
 
     private static Quota parseQuota(JsonNode node, String path, List<String> problems) {

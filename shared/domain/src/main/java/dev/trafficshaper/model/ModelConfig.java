@@ -16,7 +16,9 @@ import java.util.Optional;
  * @param shards                 queue shards for this model (one shard key absorbs a few hundred writes/s)
  * @param defaultDeadlineSeconds deadline given to requests that name none
  * @param maxDeadlineSeconds     longest deadline a request may ask for
- * @param fallbackKey            model to route to when this one cannot meet a deadline, or null
+ * @param fallbackKey            model to route to when this one cannot meet a deadline, or null; it
+ *                               must use the same backend, since the body is sent to it unchanged
+ * @param backendSettings        tiers, native body family, mantle auth, token counting, media rule
  */
 public record ModelConfig(
         String key,
@@ -29,7 +31,8 @@ public record ModelConfig(
         int shards,
         long defaultDeadlineSeconds,
         long maxDeadlineSeconds,
-        String fallbackKey) {
+        String fallbackKey,
+        BackendSettings backendSettings) {
 
     public ModelConfig {
         requireText("key", key);
@@ -50,6 +53,22 @@ public record ModelConfig(
         if (key.equals(fallbackKey)) {
             throw new IllegalArgumentException("model " + key + ": a model cannot be its own fallback");
         }
+        if (backendSettings == null) {
+            throw new IllegalArgumentException("model " + key + ": backendSettings are required");
+        }
+        if (backend == Backend.INVOKE_MODEL && backendSettings.bodyFormat() == null) {
+            backendSettings = backendSettings.withBodyFormat(NativeBody.detect(modelId).orElseThrow(() ->
+                    new IllegalArgumentException("model " + key + ": bodyFormat is required for invoke-model when the"
+                            + " model id names no known family (anthropic, nova, llama, titan, mistral)")));
+        }
+    }
+
+    /** A model with the default backend settings (standard tier only, character estimates). */
+    public ModelConfig(String key, String modelId, Backend backend, Quota quota, long maxTokensLimit,
+                       long maxInputTokens, PacerSettings pacer, int shards, long defaultDeadlineSeconds,
+                       long maxDeadlineSeconds, String fallbackKey) {
+        this(key, modelId, backend, quota, maxTokensLimit, maxInputTokens, pacer, shards, defaultDeadlineSeconds,
+                maxDeadlineSeconds, fallbackKey, BackendSettings.defaults());
     }
 
     public Optional<String> fallback() {
@@ -64,12 +83,23 @@ public record ModelConfig(
 
     public ModelConfig withPacer(PacerSettings settings) {
         return new ModelConfig(key, modelId, backend, quota, maxTokensLimit, maxInputTokens, settings, shards,
-                defaultDeadlineSeconds, maxDeadlineSeconds, fallbackKey);
+                defaultDeadlineSeconds, maxDeadlineSeconds, fallbackKey, backendSettings);
     }
 
     public ModelConfig withQuota(Quota newQuota) {
         return new ModelConfig(key, modelId, backend, newQuota, maxTokensLimit, maxInputTokens, pacer, shards,
-                defaultDeadlineSeconds, maxDeadlineSeconds, fallbackKey);
+                defaultDeadlineSeconds, maxDeadlineSeconds, fallbackKey, backendSettings);
+    }
+
+    /** The same model served through another backend, with the given settings. */
+    public ModelConfig withBackend(Backend newBackend, BackendSettings settings) {
+        return new ModelConfig(key, modelId, newBackend, quota, maxTokensLimit, maxInputTokens, pacer, shards,
+                defaultDeadlineSeconds, maxDeadlineSeconds, fallbackKey, settings);
+    }
+
+    /** The native body family of an InvokeModel model; empty for other backends. */
+    public Optional<NativeBody> nativeBody() {
+        return backend == Backend.INVOKE_MODEL ? Optional.of(backendSettings.bodyFormat()) : Optional.empty();
     }
 
     private static void requireText(String name, String value) {

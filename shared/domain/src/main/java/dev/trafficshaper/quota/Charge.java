@@ -10,13 +10,17 @@ public record Charge(long requests, long tokens, long inputTokens, long outputTo
 
     /**
      * What Bedrock reserves when the request starts: input, cache writes and cache reads, plus the
-     * whole {@code maxTokens} allowance times the burndown.
+     * whole {@code maxTokens} allowance times the burndown. On a quota with
+     * {@link Quota#outputAllowanceOnInput()} (bedrock-mantle) the allowance is also held on the
+     * input dimension, which that endpoint checks with input + {@code max_tokens}.
      */
     public static Charge reservation(Quota quota, TokenUsage expected) {
         long input = Math.addExact(expected.inputTokens(),
                 Math.addExact(expected.cacheWriteTokens(), expected.cacheReadTokens()));
         long output = expected.outputTokens();
-        return new Charge(1, Math.addExact(input, Math.multiplyExact(output, quota.outputBurndown())), input, output);
+        long inputDimension = quota.outputAllowanceOnInput() ? Math.addExact(input, output) : input;
+        return new Charge(1, Math.addExact(input, Math.multiplyExact(output, quota.outputBurndown())), inputDimension,
+                output);
     }
 
     /** What the request finally costs: cache reads are released, output is charged as generated. */

@@ -8,22 +8,23 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * The fast heuristic: about four characters per token for every text block (messages, system
- * prompt, tool definitions), a few tokens per turn for role markers, and a safety margin on top.
+ * The fast heuristic for every request shape: {@link TokenRule} over the prompt
+ * {@link PromptReaders} reads (text at about four characters a token, tool definitions and tool
+ * results as their text, images and documents by the model's {@code media} rule, a few tokens
+ * per turn), and a safety margin on top. Cached prefixes are counted in full: Bedrock reserves
+ * cache reads and writes like input and releases the reads at settlement.
  *
  * <p>Why a margin and not an exact tokenizer: Bedrock's tokenizers differ per model and are not
- * available offline; a call to CountTokens per request costs a round trip and its own quota. Four
- * characters per token is the usual rule of thumb for English with BPE vocabularies; the margin
- * (default 10%) absorbs text that tokenizes worse (code, other scripts) at the price of a little
- * idle quota, which the settlement returns.
- *
- * <p>Non-text blocks (images, documents) are charged by their encoded size at the same rate,
- * which overestimates them; that is the safe direction.
+ * available offline; a call to CountTokens per request costs a round trip (the
+ * {@code tokenCounting: count-tokens} option makes it). Four characters per token is the usual
+ * rule of thumb for English with BPE vocabularies; the margin (default 10%) absorbs text that
+ * tokenizes worse (code, other scripts) at the price of a little idle quota, which the settlement
+ * returns.
  */
 public final class CharacterTokenEstimator implements TokenEstimator {
 
-    static final int CHARS_PER_TOKEN = 4;
-    static final int TOKENS_PER_TURN = 3;
+    static final int CHARS_PER_TOKEN = TokenRule.CHARS_PER_TOKEN;
+    static final int TOKENS_PER_TURN = TokenRule.TOKENS_PER_TURN;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final double margin;
@@ -44,36 +45,14 @@ public final class CharacterTokenEstimator implements TokenEstimator {
     }
 
     @Override
-    public long inputTokens(ModelConfig model, Payload converse) {
-        JsonNode body;
+    public long inputTokens(ModelConfig model, Payload body) {
+        JsonNode root;
         try {
-            body = JSON.readTree(converse.bytes());
+            root = JSON.readTree(body.bytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        long tokens = 0;
-        JsonNode messages = body.path("messages");
-        for (JsonNode message : messages) {
-            tokens += TOKENS_PER_TURN + contentTokens(message.path("content"));
-        }
-        tokens += contentTokens(body.path("system"));
-        if (body.has("toolConfig")) {
-            tokens += chars(body.get("toolConfig").toString());
-        }
+        long tokens = PromptReaders.read(model, root).tokens(model.backendSettings().media());
         return (long) Math.ceil(tokens * (1 + margin));
-    }
-
-    private static long contentTokens(JsonNode blocks) {
-        long tokens = 0;
-        for (JsonNode block : blocks) {
-            JsonNode text = block.get("text");
-            tokens += text != null && text.isTextual() ? chars(text.asText()) : chars(block.toString());
-        }
-        return tokens;
-    }
-
-    private static long chars(String text) {
-        long count = text.codePointCount(0, text.length());
-        return (count + CHARS_PER_TOKEN - 1) / CHARS_PER_TOKEN;
     }
 }

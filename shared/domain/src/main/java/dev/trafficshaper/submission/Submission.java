@@ -1,5 +1,6 @@
 package dev.trafficshaper.submission;
 
+import dev.trafficshaper.model.Backend;
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.payload.Payload;
 import java.util.Objects;
@@ -12,19 +13,21 @@ import java.util.Optional;
  * @param modelKey        a model the catalog knows
  * @param deadlineSeconds seconds from submission the caller will wait, within the model's maximum
  * @param callbackUrl     webhook target, or null
- * @param converse        the Bedrock Converse request body as parsed (re-serialized compactly)
- * @param maxTokens       the Converse {@code inferenceConfig.maxTokens}; always present, so the
- *                        reservation Bedrock makes is known before the call
+ * @param backend         the backend whose shape the body has (the model's)
+ * @param body            the request body exactly as the caller sent it, byte for byte
+ * @param shaped          what the shaper read from the body: output limit, tier, named model
  */
 public record Submission(String requestId, String modelKey, Lane lane, long deadlineSeconds, String callbackUrl,
-                         Payload converse, long maxTokens) {
+                         Backend backend, Payload body, ShapedBody shaped) {
 
     public Submission {
         Objects.requireNonNull(modelKey, "modelKey");
         Objects.requireNonNull(lane, "lane");
-        Objects.requireNonNull(converse, "converse");
-        if (deadlineSeconds < 1 || maxTokens < 1) {
-            throw new IllegalArgumentException("deadlineSeconds and maxTokens must be positive");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(shaped, "shaped");
+        if (deadlineSeconds < 1) {
+            throw new IllegalArgumentException("deadlineSeconds must be positive");
         }
     }
 
@@ -32,8 +35,16 @@ public record Submission(String requestId, String modelKey, Lane lane, long dead
         return Optional.ofNullable(requestId);
     }
 
+    /**
+     * The output allowance the body asks for; always present, so the reservation Bedrock makes is
+     * known before the call.
+     */
+    public long maxTokens() {
+        return shaped.outputLimit();
+    }
+
     /** The same submission sent to another model, for fallback routing. */
     public Submission routedTo(String otherModelKey) {
-        return new Submission(requestId, otherModelKey, lane, deadlineSeconds, callbackUrl, converse, maxTokens);
+        return new Submission(requestId, otherModelKey, lane, deadlineSeconds, callbackUrl, backend, body, shaped);
     }
 }

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.trafficshaper.model.Backend;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.payload.InvalidPayloadException;
 import dev.trafficshaper.payload.Payload;
+import dev.trafficshaper.payload.RawJson;
 import dev.trafficshaper.request.Identifiers;
 import java.io.IOException;
 import java.util.Iterator;
@@ -20,16 +22,25 @@ import java.util.Set;
  * field that is wrong. Strict on purpose: an unknown top-level field is refused too, so a typo
  * such as {@code "deadline"} fails loudly instead of silently getting the default.
  *
- * <p>The Converse body itself is checked only where the shaper depends on it: a non-empty
- * {@code messages} list and an explicit {@code inferenceConfig.maxTokens} within the model's
- * limit (without it Bedrock reserves the model maximum). Everything else is Bedrock's to validate.
+ * <p>The request body travels under the key of the model's backend ({@code converse},
+ * {@code invokeModel}, {@code chatCompletions}, {@code responses}, {@code messages}) and is kept
+ * byte for byte as it came. It is checked where the shaper depends on it or where a failure is
+ * certain now ({@link RequestShapes}): the right shape for the backend, only the shape's known
+ * fields, an explicit output limit within the model's (without one Bedrock reserves the model
+ * maximum), no streaming, a service tier the model offers ({@link ModelFit}). Everything else is
+ * Bedrock's to validate.
+ *
+ * <p>{@code serviceTier} at the top level is InvokeModel's tier header; the other shapes carry
+ * their tier in the body.
  */
 public final class SubmissionParser {
 
-    private static final Set<String> FIELDS = Set.of("requestId", "model", "priority", "deadlineSeconds",
-            "callbackUrl", "converse");
+    private static final Set<String> FIELDS = fields();
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    /** InvokeModel's service tier, which travels as a header, not in the native body. */
+    public static final String SERVICE_TIER = "serviceTier";
 
     private final ModelCatalog catalog;
     private final CallbackUrlPolicy callbacks;
@@ -39,6 +50,15 @@ public final class SubmissionParser {
         this.catalog = catalog;
         this.callbacks = callbacks;
         this.maxBodyBytes = maxBodyBytes;
+    }
+
+    private static Set<String> fields() {
+        Set<String> fields = new java.util.TreeSet<>(Set.of("requestId", "model", "priority", "deadlineSeconds",
+                "callbackUrl", SERVICE_TIER));
+        for (Backend backend : Backend.values()) {
+            fields.add(backend.bodyKey());
+        }
+        return Set.copyOf(fields);
     }
 
     public static SubmissionParser create(ModelCatalog catalog, CallbackUrlPolicy callbacks, int maxBodyBytes) {
@@ -92,25 +112,41 @@ public final class SubmissionParser {
         if (callbackUrl != null) {
             callbacks.check(callbackUrl);
         }
-        JsonNode converse = root.get("converse");
-        if (converse == null || converse.isNull()) {
-            throw new InvalidSubmissionException("converse", "converse: required (a Bedrock Converse request body)");
+        String key = model.backend().bodyKey();
+        for (Backend other : Backend.values()) {
+            if (other != model.backend() && root.has(other.bodyKey())) {
+                throw new InvalidSubmissionException(other.bodyKey(), "model " + model.key() + " (backend "
+                        + model.backend().wireName() + ") takes its body under '" + key + "', not '"
+                        + other.bodyKey() + "'");
+            }
         }
-        if (!converse.isObject()) {
-            throw new InvalidSubmissionException("converse", "converse must be a JSON object");
+        JsonNode bodyNode = root.get(key);
+        if (bodyNode == null || bodyNode.isNull()) {
+            throw new InvalidSubmissionException(key, key + ": required (the " + model.backend().wireName()
+                    + " request body for model " + model.key() + ")");
         }
-        JsonNode messages = converse.get("messages");
-        if (messages == null || !messages.isArray() || messages.isEmpty()) {
-            throw new InvalidSubmissionException("converse.messages", "converse.messages must be a non-empty list");
+        if (!bodyNode.isObject()) {
+            throw new InvalidSubmissionException(key, key + " must be a JSON object");
         }
-        long maxTokens = maxTokens(converse.path("inferenceConfig").get("maxTokens"), model);
+        ShapedBody shaped = RequestShapes.of(model).check(bodyNode, key, model);
+        JsonNode tierNode = root.get(SERVICE_TIER);
+        if (tierNode != null && !tierNode.isNull()) {
+            if (model.backend() != Backend.INVOKE_MODEL) {
+                throw new InvalidSubmissionException(SERVICE_TIER, SERVICE_TIER + " is InvokeModel's tier header;"
+                        + " a " + model.backend().wireName() + " body names its tier itself");
+            }
+            shaped = shaped.withTier(RequestShapes.tier(tierNode, SERVICE_TIER), SERVICE_TIER);
+        }
         Payload payload;
         try {
-            payload = Payload.json(JSON.writeValueAsBytes(converse));
-        } catch (IOException | InvalidPayloadException e) {
-            throw new InvalidSubmissionException("converse", "converse: " + e.getMessage());
+            payload = Payload.json(RawJson.member(body, key).orElseThrow());
+        } catch (InvalidPayloadException e) {
+            throw new InvalidSubmissionException(key, key + ": " + e.getMessage());
         }
-        return new Submission(requestId, model.key(), lane, deadlineSeconds, callbackUrl, payload, maxTokens);
+        Submission submission = new Submission(requestId, model.key(), lane, deadlineSeconds, callbackUrl,
+                model.backend(), payload, shaped);
+        ModelFit.check(model, submission);
+        return submission;
     }
 
     private String catalogKeys() {
@@ -139,23 +175,6 @@ public final class SubmissionParser {
         if (value < 1 || value > model.maxDeadlineSeconds() || !node.canConvertToLong()) {
             throw new InvalidSubmissionException("deadlineSeconds", "deadlineSeconds must be between 1 and "
                     + model.maxDeadlineSeconds() + " for model " + model.key() + ", was " + node.asText());
-        }
-        return value;
-    }
-
-    private static long maxTokens(JsonNode node, ModelConfig model) {
-        String field = "converse.inferenceConfig.maxTokens";
-        if (node == null || node.isNull()) {
-            throw new InvalidSubmissionException(field, field + ": required, so the shaper knows what Bedrock will"
-                    + " reserve (at most " + model.maxTokensLimit() + " for model " + model.key() + ")");
-        }
-        if (!node.isIntegralNumber() || !node.canConvertToLong()) {
-            throw new InvalidSubmissionException(field, field + " must be a whole number");
-        }
-        long value = node.asLong();
-        if (value < 1 || value > model.maxTokensLimit()) {
-            throw new InvalidSubmissionException(field, field + " must be between 1 and " + model.maxTokensLimit()
-                    + " for model " + model.key() + ", was " + value);
         }
         return value;
     }

@@ -139,7 +139,8 @@ class StatusServiceTest {
         assertThat(models).extracting(node -> node.get("key").asText()).containsExactly(MODEL, FALLBACK, PACED);
         JsonNode lite = models.get(0);
         assertThat(lite.get("modelId").asText()).isEqualTo("amazon.nova-lite-v1:0");
-        assertThat(lite.get("backend").asText()).isEqualTo("CONVERSE");
+        assertThat(lite.get("backend").asText()).isEqualTo("converse");
+        assertThat(lite.get("bodyKey").asText()).isEqualTo("converse");
         assertThat(lite.get("quota").get("tpm").asLong()).isEqualTo(1_000_000);
         assertThat(lite.get("quota").get("rpm").asLong()).isZero();
         assertThat(lite.get("quota").get("outputBurndown").asInt()).isEqualTo(1);

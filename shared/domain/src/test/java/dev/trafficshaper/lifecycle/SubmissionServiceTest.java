@@ -116,7 +116,7 @@ class SubmissionServiceTest {
     }
 
     @Test
-    void anInputOverTheModelsLimitIsRefusedOnTheMessagesAndNothingIsStored() {
+    void anInputOverTheModelsLimitIsRefusedOnTheBodyAndNothingIsStored() {
         String huge = "{\"model\": \"nova-micro\", \"converse\": {\"messages\": [{\"role\": \"user\", \"content\": "
                 + "[{\"text\": \"" + "y".repeat(400_004) + "\"}]}], \"inferenceConfig\": {\"maxTokens\": 10}}}";
         SubmissionService big = SubmissionService.builder().catalog(shaper.catalog)
@@ -126,7 +126,7 @@ class SubmissionServiceTest {
 
         assertThatThrownBy(() -> big.submit("acme", huge.getBytes(StandardCharsets.UTF_8), T0))
                 .isInstanceOfSatisfying(InvalidSubmissionException.class,
-                        e -> assertThat(e.field()).isEqualTo("converse.messages"))
+                        e -> assertThat(e.field()).isEqualTo("converse"))
                 .hasMessageContaining("over the limit of 100000");
         assertThat(stored).isEmpty();
     }

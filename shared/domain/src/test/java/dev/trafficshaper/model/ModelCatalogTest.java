@@ -22,7 +22,9 @@ class ModelCatalogTest {
     @Test
     void parsesEveryField() {
         ModelCatalog catalog = ModelCatalog.parse("""
-                {"models": {"m": {"modelId": "x.y", "backend": "invoke-model",
+                {"models": {"m": {"modelId": "x.y", "backend": "invoke-model", "bodyFormat": "llama",
+                  "serviceTiers": ["flex", "priority"], "bulkServiceTier": "flex", "tokenCounting": "count-tokens",
+                  "media": {"pixelsPerImageToken": 500, "maxTokensPerImage": 900, "tokensPerDocumentPage": 1200},
                   "quotas": {"tpm": 100, "rpm": 10, "inputTpm": 80, "outputTpm": 20, "outputBurndown": 3},
                   "maxTokens": 50, "maxInputTokens": 60, "targetUtilization": 0.9, "shards": 2,
                   "defaultDeadlineSeconds": 10, "maxDeadlineSeconds": 20,
@@ -35,6 +37,12 @@ class ModelCatalogTest {
         assertThat(m.pacer().bulkShareUnderContention()).isEqualTo(0.6);
         assertThat(m.pacer().tenantCaps()).containsEntry("t1", 0.5);
         assertThat(m.shards()).isEqualTo(2);
+        assertThat(m.nativeBody()).contains(NativeBody.LLAMA);
+        assertThat(m.backendSettings().serviceTiers())
+                .containsExactlyInAnyOrder(ServiceTier.DEFAULT, ServiceTier.FLEX, ServiceTier.PRIORITY);
+        assertThat(m.backendSettings().bulkTier()).contains(ServiceTier.FLEX);
+        assertThat(m.backendSettings().tokenCounting()).isEqualTo(BackendSettings.TokenCounting.COUNT_TOKENS);
+        assertThat(m.backendSettings().media()).isEqualTo(new MediaRule(500, 900, 1200));
     }
 
     @Test

@@ -49,14 +49,14 @@ class CharacterTokenEstimatorTest {
     }
 
     @Test
-    void countsTheToolConfigurationBySize() {
+    void countsEachToolDefinitionBySize() {
         ObjectNode tools = JSON.createObjectNode();
         tools.putArray("tools").addObject().putObject("toolSpec").put("name", "lookup")
                 .put("description", "d".repeat(100));
         Payload without = converse(List.of(List.of("hi")), null, null);
         Payload with = converse(List.of(List.of("hi")), null, tools);
 
-        long expected = (tools.toString().length() + 3) / 4;
+        long expected = (tools.get("tools").get(0).toString().length() + 3) / 4;
         assertThat(exact.inputTokens(MODEL, with) - exact.inputTokens(MODEL, without)).isEqualTo(expected);
     }
 

@@ -40,7 +40,8 @@ class SubmissionParserTest {
         assertThat(s.callbackUrl()).isEqualTo("https://hooks.example.com/done");
         assertThat(s.maxTokens()).isEqualTo(500);
         ObjectMapper json = new ObjectMapper();
-        assertThat(json.readTree(s.converse().bytes())).isEqualTo(json.readTree(CONVERSE));
+        assertThat(json.readTree(s.body().bytes())).isEqualTo(json.readTree(CONVERSE));
+        assertThat(s.body().text()).as("byte for byte as it came").isEqualTo(CONVERSE);
     }
 
     @Test

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.submission.PromptContent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,12 +15,19 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.UUID;
+import java.util.function.BiFunction;
 
 /**
- * Bedrock Runtime's restJson1 surface: routes {@code /model/{modelId}/{operation}}, decodes the
- * body, answers with the operation's JSON or with an error in the shape the SDKs parse (status,
- * {@code x-amzn-ErrorType}, {@code {"message": ...}}). Signatures are never checked: any client
- * that signs with any credentials is served.
+ * Bedrock's HTTP surfaces on one port.
+ *
+ * <ul>
+ *   <li>bedrock-runtime's restJson1: {@code POST /model/{modelId}/{converse|invoke|count-tokens}};
+ *       errors as status, {@code x-amzn-ErrorType} and {@code {"message": ...}}.</li>
+ *   <li>bedrock-mantle: {@code POST /v1/chat/completions}, {@code /v1/responses} (also under
+ *       {@code /openai/v1}) and {@code /anthropic/v1/messages} (also {@code /v1/messages}), the
+ *       model named in the body; errors in the API's own style ({@link MantleErrors}).</li>
+ * </ul>
+ * Signatures and API keys are never checked: any client that signs with any credentials is served.
  */
 final class BedrockHttpHandler implements HttpHandler {
 
@@ -28,35 +37,64 @@ final class BedrockHttpHandler implements HttpHandler {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private final SimulatedBedrock bedrock;
+    private final java.time.Clock clock;
 
-    BedrockHttpHandler(SimulatedBedrock bedrock) {
+    BedrockHttpHandler(SimulatedBedrock bedrock, java.time.Clock clock) {
         this.bedrock = bedrock;
+        this.clock = clock;
     }
+
+    /** Which error style an answer takes. */
+    private enum Style { RUNTIME, OPENAI, ANTHROPIC }
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             byte[] body = readBody(exchange.getRequestBody());
+            String path = exchange.getRequestURI().getPath();
+            Style style = path.endsWith("/messages") ? Style.ANTHROPIC
+                    : path.endsWith("/chat/completions") || path.endsWith("/responses") ? Style.OPENAI : Style.RUNTIME;
             try {
                 route(exchange, body);
             } catch (BedrockFailure failure) {
-                sendError(exchange, failure.error(), failure.getMessage());
+                sendError(exchange, style, failure.error(), failure.getMessage());
             } catch (RuntimeException unexpected) {
-                sendError(exchange, BedrockError.INTERNAL_SERVER, "Simulator error: " + unexpected);
+                sendError(exchange, style, BedrockError.INTERNAL_SERVER, "Simulator error: " + unexpected);
             }
         }
     }
 
     private void route(HttpExchange exchange, byte[] body) throws IOException {
         String method = exchange.getRequestMethod();
-        String[] segments = exchange.getRequestURI().getRawPath().split("/");
-        if (method.equals("GET") && exchange.getRequestURI().getPath().equals(STATS_PATH)) {
+        String path = exchange.getRequestURI().getPath();
+        if (method.equals("GET") && path.equals(STATS_PATH)) {
             send(exchange, 200, stats(), null);
             return;
         }
+        if (method.equals("POST")) {
+            switch (path) {
+                case "/v1/chat/completions", "/openai/v1/chat/completions" -> {
+                    mantle(exchange, body, Backend.MANTLE_CHAT_COMPLETIONS, MantleCodec::readChatCompletions,
+                            (completion, model) -> MantleCodec.writeChatCompletion(completion, model, seconds()));
+                    return;
+                }
+                case "/v1/responses", "/openai/v1/responses" -> {
+                    mantle(exchange, body, Backend.MANTLE_RESPONSES, MantleCodec::readResponses,
+                            (completion, model) -> MantleCodec.writeResponse(completion, model, seconds()));
+                    return;
+                }
+                case "/anthropic/v1/messages", "/v1/messages" -> {
+                    mantle(exchange, body, Backend.MANTLE_MESSAGES, MantleCodec::readMessages,
+                            AnthropicCodec::writeResponse);
+                    return;
+                }
+                default -> {
+                }
+            }
+        }
+        String[] segments = exchange.getRequestURI().getRawPath().split("/");
         if (!method.equals("POST") || segments.length != 4 || !segments[0].isEmpty() || !segments[1].equals("model")) {
-            throw new BedrockFailure(BedrockError.UNKNOWN_OPERATION, "No operation at " + method + " "
-                    + exchange.getRequestURI().getPath());
+            throw new BedrockFailure(BedrockError.UNKNOWN_OPERATION, "No operation at " + method + " " + path);
         }
         String modelId = decode(segments[2]);
         String operation = segments[3];
@@ -70,8 +108,20 @@ final class BedrockHttpHandler implements HttpHandler {
         }
     }
 
+    private void mantle(HttpExchange exchange, byte[] body, Backend api,
+                        java.util.function.Function<JsonNode, Inference> reader,
+                        BiFunction<Completion, String, ObjectNode> writer) throws IOException {
+        JsonNode json = Json.readObject(body);
+        String modelName = MantleCodec.model(json);
+        MantleCodec.refuseStreaming(json);
+        SimulatedModel model = bedrock.resolve(Backend.Endpoint.MANTLE, api, modelName);
+        SimulationHooks hooks = SimulationHooks.from(exchange.getRequestHeaders());
+        Completion completion = bedrock.complete(model, reader.apply(json), hooks);
+        send(exchange, 200, writer.apply(completion, modelName), null);
+    }
+
     private void converse(HttpExchange exchange, String modelId, byte[] body) throws IOException {
-        SimulatedModel model = bedrock.resolve(modelId);
+        SimulatedModel model = bedrock.resolve(Backend.Endpoint.RUNTIME, Backend.CONVERSE, modelId);
         SimulationHooks hooks = SimulationHooks.from(exchange.getRequestHeaders());
         Inference inference = ConverseCodec.readRequest(Json.readObject(body));
         Completion completion = bedrock.complete(model, inference, hooks);
@@ -79,10 +129,10 @@ final class BedrockHttpHandler implements HttpHandler {
     }
 
     private void invokeModel(HttpExchange exchange, String modelId, byte[] body) throws IOException {
-        SimulatedModel model = bedrock.resolve(modelId);
+        SimulatedModel model = bedrock.resolve(Backend.Endpoint.RUNTIME, Backend.INVOKE_MODEL, modelId);
         SimulationHooks hooks = SimulationHooks.from(exchange.getRequestHeaders());
         JsonNode json = Json.readObject(body);
-        NativeFormat format = NativeFormat.detect(json, model.config().modelId());
+        NativeFormat format = NativeFormat.of(model.config().nativeBody().orElse(null), json, model.config().modelId());
         Completion completion = bedrock.complete(model, format.read(json), hooks);
         Headers headers = new Headers();
         headers.set("X-Amzn-Bedrock-Input-Token-Count", Long.toString(completion.inputTokens()));
@@ -92,24 +142,33 @@ final class BedrockHttpHandler implements HttpHandler {
             headers.set("X-Amzn-Bedrock-Cache-Read-Input-Token-Count", Long.toString(completion.cacheReadTokens()));
             headers.set("X-Amzn-Bedrock-Cache-Write-Input-Token-Count", Long.toString(completion.cacheWriteTokens()));
         }
+        String tier = exchange.getRequestHeaders().getFirst("X-Amzn-Bedrock-Service-Tier");
+        if (tier != null) {
+            headers.set("X-Amzn-Bedrock-Service-Tier", tier);
+        }
         send(exchange, 200, format.write(completion, model.config().modelId()), headers);
     }
 
     private void countTokens(HttpExchange exchange, String modelId, byte[] body) throws IOException {
-        SimulatedModel model = bedrock.resolve(modelId);
+        SimulatedModel model = bedrock.resolve(Backend.Endpoint.RUNTIME, Backend.CONVERSE, modelId);
         SimulationHooks hooks = SimulationHooks.from(exchange.getRequestHeaders());
         JsonNode input = Json.readObject(body).path("input");
-        Prompt prompt;
+        PromptContent prompt;
         if (input.has("converse")) {
             prompt = ConverseCodec.readPrompt(input.get("converse"));
         } else if (input.has("invokeModel")) {
             JsonNode nativeBody = Json.readObject(decodeBlob(input.get("invokeModel").path("body")));
-            prompt = NativeFormat.detect(nativeBody, model.config().modelId()).read(nativeBody).prompt();
+            prompt = NativeFormat.of(model.config().nativeBody().orElse(null), nativeBody, model.config().modelId())
+                    .read(nativeBody).prompt();
         } else {
             throw BedrockFailure.validation("input: exactly one of 'converse' or 'invokeModel' is required");
         }
         ObjectNode response = JSON.objectNode().put("inputTokens", bedrock.countTokens(model, prompt, hooks));
         send(exchange, 200, response, null);
+    }
+
+    private long seconds() {
+        return clock.millis() / 1000;
     }
 
     private JsonNode stats() {
@@ -125,17 +184,26 @@ final class BedrockHttpHandler implements HttpHandler {
         return root;
     }
 
-    private static void sendError(HttpExchange exchange, BedrockError error, String message) throws IOException {
+    private static void sendError(HttpExchange exchange, Style style, BedrockError error, String message)
+            throws IOException {
         Headers headers = new Headers();
-        headers.set("x-amzn-ErrorType", error.code());
-        send(exchange, error.status(), JSON.objectNode().put("message", message), headers);
+        switch (style) {
+            case RUNTIME -> {
+                headers.set("x-amzn-ErrorType", error.code());
+                send(exchange, error.status(), JSON.objectNode().put("message", message), headers);
+            }
+            case OPENAI -> send(exchange, MantleErrors.status(error), MantleErrors.openAi(error, message), null);
+            case ANTHROPIC -> send(exchange, MantleErrors.status(error), MantleErrors.anthropic(error, message), null);
+        }
     }
 
     private static void send(HttpExchange exchange, int status, JsonNode body, Headers extra) throws IOException {
         byte[] bytes = Json.write(body);
         Headers headers = exchange.getResponseHeaders();
         headers.set("Content-Type", JSON_TYPE);
-        headers.set("x-amzn-RequestId", UUID.randomUUID().toString());
+        String requestId = UUID.randomUUID().toString();
+        headers.set("x-amzn-RequestId", requestId);
+        headers.set("request-id", requestId);
         if (extra != null) {
             extra.forEach((name, values) -> headers.put(name, values));
         }

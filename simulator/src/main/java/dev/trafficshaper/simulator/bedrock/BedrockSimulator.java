@@ -14,15 +14,21 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
+import dev.trafficshaper.quota.Quota;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 
 /**
- * An HTTP server that answers like Bedrock Runtime (Converse, InvokeModel, CountTokens) and
+ * An HTTP server that answers like Bedrock: bedrock-runtime (Converse, InvokeModel, CountTokens)
+ * and bedrock-mantle (OpenAI Chat Completions and Responses, Anthropic Messages) on one port, and
  * enforces each catalog model's quota with the same provider model the virtual-time simulator
- * uses. Point any Bedrock client at {@link #endpoint()}.
+ * uses. Point any Bedrock, OpenAI or Anthropic client at {@link #endpoint()} (the Anthropic SDK at
+ * {@code endpoint()/anthropic}).
  *
  * <pre>{@code
  * try (BedrockSimulator bedrock = BedrockSimulator.builder().latencyScale(0).build().start()) {
@@ -37,6 +43,7 @@ public final class BedrockSimulator implements AutoCloseable {
     public static final String STATS_PATH = BedrockHttpHandler.STATS_PATH;
 
     private final SimulatedBedrock bedrock;
+    private final Clock clock;
     private final String host;
     private final int requestedPort;
     private final int threads;
@@ -45,6 +52,7 @@ public final class BedrockSimulator implements AutoCloseable {
 
     private BedrockSimulator(Builder builder, SimulatedBedrock bedrock) {
         this.bedrock = bedrock;
+        this.clock = builder.clock;
         this.host = builder.host;
         this.requestedPort = builder.port;
         this.threads = builder.threads;
@@ -66,7 +74,7 @@ public final class BedrockSimulator implements AutoCloseable {
         }
         // Each in-flight generation sleeps on its own thread, so the pool bounds concurrency.
         executor = DaemonThreads.boundedPool("bedrock-sim", threads);
-        server.createContext("/", new BedrockHttpHandler(bedrock));
+        server.createContext("/", new BedrockHttpHandler(bedrock, clock));
         server.setExecutor(executor);
         server.start();
         return this;
@@ -125,6 +133,16 @@ public final class BedrockSimulator implements AutoCloseable {
 
     public long throttles() {
         return totals().throttles();
+    }
+
+    private static String group(ModelConfig config) {
+        return config.backend().endpoint() + " " + config.modelId();
+    }
+
+    private static Quota sum(Quota a, Quota b) {
+        return new Quota(a.tpm() + b.tpm(), a.rpm() + b.rpm(), a.inputTpm() + b.inputTpm(),
+                a.outputTpm() + b.outputTpm(), Math.max(a.outputBurndown(), b.outputBurndown()),
+                a.outputAllowanceOnInput() || b.outputAllowanceOnInput());
     }
 
     private String hostForUri() {
@@ -242,10 +260,20 @@ public final class BedrockSimulator implements AutoCloseable {
             if (threads < 1) {
                 throw new IllegalArgumentException("threads must be at least 1");
             }
+            // Bedrock meters a model per endpoint, whichever API calls it: keys naming one model id on
+            // one endpoint share one quota (the sum of theirs) and one prompt cache.
+            Map<String, Quota> shared = new LinkedHashMap<>();
+            for (ModelConfig config : catalog.all()) {
+                shared.merge(group(config), config.quota(), BedrockSimulator::sum);
+            }
+            Map<String, ProviderQuota> quotas = new HashMap<>();
+            Map<String, PromptCache> caches = new HashMap<>();
             List<SimulatedModel> models = new ArrayList<>();
             for (ModelConfig config : catalog.all()) {
-                models.add(new SimulatedModel(config,
-                        ProviderQuota.create(config.quota(), quotaModel, leniency, backgroundShare)));
+                String group = group(config);
+                models.add(new SimulatedModel(config, quotas.computeIfAbsent(group, g -> ProviderQuota.create(
+                        shared.get(g), quotaModel, leniency, backgroundShare)),
+                        caches.computeIfAbsent(group, g -> new PromptCache())));
             }
             return new BedrockSimulator(this, new SimulatedBedrock(models, latency, latencyScale, faults,
                     defaultOutputTokens, seed, clock));

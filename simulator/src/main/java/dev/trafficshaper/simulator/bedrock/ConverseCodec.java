@@ -3,10 +3,13 @@ package dev.trafficshaper.simulator.bedrock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
-import java.util.List;
+import dev.trafficshaper.submission.PromptContent;
+import dev.trafficshaper.submission.PromptReaders;
 
-/** The Converse API's JSON: request messages, system prompt and inference config; the response. */
+/**
+ * The Converse API's JSON: the request as the shaper reads it (messages, system, tools, images,
+ * documents, cache points) and the response, a text or a {@code toolUse} block.
+ */
 final class ConverseCodec {
 
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -15,18 +18,17 @@ final class ConverseCodec {
     }
 
     static Inference readRequest(JsonNode body) {
-        Prompt prompt = readPrompt(body);
+        PromptContent prompt = readPrompt(body);
         JsonNode config = body.path("inferenceConfig");
         return new Inference(prompt, Json.optionalPositive(config, "maxTokens", "inferenceConfig.maxTokens"));
     }
 
     /** Also the shape of CountTokens' {@code input.converse}. */
-    static Prompt readPrompt(JsonNode body) {
+    static PromptContent readPrompt(JsonNode body) {
         JsonNode messages = body.get("messages");
         if (messages == null || !messages.isArray() || messages.isEmpty()) {
             throw BedrockFailure.validation("messages: at least one message is required");
         }
-        List<String> blocks = new ArrayList<>();
         for (JsonNode message : messages) {
             String role = message.path("role").asText("");
             if (!role.equals("user") && !role.equals("assistant")) {
@@ -36,24 +38,15 @@ final class ConverseCodec {
             if (content == null || !content.isArray() || content.isEmpty()) {
                 throw BedrockFailure.validation("messages.content: at least one content block is required");
             }
-            content.forEach(block -> addBlock(block, blocks));
         }
-        JsonNode system = body.get("system");
-        if (system != null && system.isArray()) {
-            system.forEach(block -> addBlock(block, blocks));
-        }
-        JsonNode tools = body.get("toolConfig");
-        if (tools != null && !tools.isNull()) {
-            blocks.add(tools.toString());
-        }
-        return new Prompt(blocks, messages.size());
+        return PromptReaders.converse(body);
     }
 
     static ObjectNode writeResponse(Completion completion) {
         ObjectNode response = JSON.objectNode();
         ObjectNode message = response.putObject("output").putObject("message");
         message.put("role", "assistant");
-        message.putArray("content").addObject().put("text", completion.text());
+        contentInto(message, completion);
         response.put("stopReason", completion.stopReason());
         ObjectNode usage = response.putObject("usage");
         usage.put("inputTokens", completion.inputTokens());
@@ -67,13 +60,16 @@ final class ConverseCodec {
         return response;
     }
 
-    private static void addBlock(JsonNode block, List<String> blocks) {
-        JsonNode text = block.get("text");
-        if (text != null && text.isTextual()) {
-            blocks.add(text.asText());
-        } else if (!block.has("cachePoint")) {
-            // Images, documents and tool blocks: their serialized size is a fair stand-in.
-            blocks.add(block.toString());
+    /** {@code content}: one text block, or one {@code toolUse} block (Converse and Nova share it). */
+    static void contentInto(ObjectNode message, Completion completion) {
+        if (completion.callsTool()) {
+            ToolCall call = completion.toolCall();
+            ObjectNode use = message.putArray("content").addObject().putObject("toolUse");
+            use.put("toolUseId", call.id());
+            use.put("name", call.name());
+            use.set("input", Json.readObject(call.inputJson().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } else {
+            message.putArray("content").addObject().put("text", completion.text());
         }
     }
 }

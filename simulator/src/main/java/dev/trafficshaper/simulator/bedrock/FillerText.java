@@ -1,8 +1,10 @@
 package dev.trafficshaper.simulator.bedrock;
 
+import dev.trafficshaper.submission.TokenRule;
+
 /**
  * Deterministic model output of an exact simulated length: four-character words, so that
- * {@link TokenCounter} counts the text as exactly the number of tokens it was made for.
+ * {@link TokenRule} counts the text as exactly the number of tokens it was made for.
  */
 final class FillerText {
 
@@ -12,10 +14,10 @@ final class FillerText {
     }
 
     static String ofTokens(long tokens) {
-        if (tokens > Integer.MAX_VALUE / TokenCounter.CHARS_PER_TOKEN) {
+        if (tokens > Integer.MAX_VALUE / TokenRule.CHARS_PER_TOKEN) {
             throw new IllegalArgumentException("too many output tokens to generate: " + tokens);
         }
-        StringBuilder text = new StringBuilder((int) tokens * TokenCounter.CHARS_PER_TOKEN);
+        StringBuilder text = new StringBuilder((int) tokens * TokenRule.CHARS_PER_TOKEN);
         for (long i = 0; i < tokens; i++) {
             text.append(WORDS[(int) (i % WORDS.length)]);
         }

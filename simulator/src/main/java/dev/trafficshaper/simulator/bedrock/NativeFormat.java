@@ -3,70 +3,47 @@ package dev.trafficshaper.simulator.bedrock;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
-import java.util.List;
+import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.model.NativeBody;
+import dev.trafficshaper.submission.PromptReaders;
 
 /**
  * The model families' native InvokeModel bodies the simulator understands. InvokeModel passes the
- * body to the model untouched, so the simulator recognises the family from the body's fields and
- * answers in the same family's response shape.
+ * body to the model untouched, so the family is the model's (from the models file or its id) or,
+ * failing that, recognised from the body's fields; the answer has the same family's shape.
  */
 enum NativeFormat {
     /** Anthropic Messages: {@code anthropic_version}, {@code max_tokens}, {@code messages}. */
     ANTHROPIC {
         @Override
         Inference read(JsonNode body) {
-            List<String> blocks = new ArrayList<>();
-            JsonNode messages = requireMessages(body);
-            messages.forEach(message -> addContent(message.get("content"), blocks));
-            addContent(body.get("system"), blocks);
-            return new Inference(new Prompt(blocks, messages.size()),
-                    Json.optionalPositive(body, "max_tokens", "max_tokens"));
+            requireMessages(body);
+            return new Inference(PromptReaders.anthropic(body), Json.optionalPositive(body, "max_tokens", "max_tokens"));
         }
 
         @Override
         ObjectNode write(Completion completion, String modelId) {
-            ObjectNode response = JSON.objectNode();
-            response.put("id", "msg_sim_" + Long.toHexString(completion.text().hashCode() & 0xffffffffL));
-            response.put("type", "message");
-            response.put("role", "assistant");
-            response.put("model", modelId);
-            ObjectNode text = response.putArray("content").addObject();
-            text.put("type", "text");
-            text.put("text", completion.text());
-            response.put("stop_reason", completion.stopReason());
-            response.putNull("stop_sequence");
-            ObjectNode usage = response.putObject("usage");
-            usage.put("input_tokens", completion.inputTokens());
-            usage.put("output_tokens", completion.outputTokens());
-            if (completion.cacheReadTokens() > 0 || completion.cacheWriteTokens() > 0) {
-                usage.put("cache_read_input_tokens", completion.cacheReadTokens());
-                usage.put("cache_creation_input_tokens", completion.cacheWriteTokens());
-            }
-            return response;
+            return AnthropicCodec.writeResponse(completion, modelId);
         }
     },
     /** Amazon Nova {@code messages-v1}: Converse-like messages, {@code inferenceConfig.max_new_tokens}. */
     NOVA {
         @Override
         Inference read(JsonNode body) {
-            List<String> blocks = new ArrayList<>();
-            JsonNode messages = requireMessages(body);
-            messages.forEach(message -> addContent(message.get("content"), blocks));
-            addContent(body.get("system"), blocks);
+            requireMessages(body);
             JsonNode config = body.path("inferenceConfig");
             long maxTokens = Json.optionalPositive(config, "max_new_tokens", "inferenceConfig.max_new_tokens");
             if (maxTokens == 0) {
                 maxTokens = Json.optionalPositive(config, "maxTokens", "inferenceConfig.maxTokens");
             }
-            return new Inference(new Prompt(blocks, messages.size()), maxTokens);
+            return new Inference(PromptReaders.converse(body), maxTokens);
         }
 
         @Override
         ObjectNode write(Completion completion, String modelId) {
             ObjectNode response = JSON.objectNode();
             ObjectNode message = response.putObject("output").putObject("message");
-            message.putArray("content").addObject().put("text", completion.text());
+            ConverseCodec.contentInto(message, completion);
             message.put("role", "assistant");
             response.put("stopReason", completion.stopReason());
             ObjectNode usage = response.putObject("usage");
@@ -84,7 +61,7 @@ enum NativeFormat {
         Inference read(JsonNode body) {
             long maxTokens = Json.optionalPositive(body.path("textGenerationConfig"), "maxTokenCount",
                     "textGenerationConfig.maxTokenCount");
-            return new Inference(new Prompt(List.of(body.get("inputText").asText()), 1), maxTokens);
+            return new Inference(PromptReaders.titan(body), maxTokens);
         }
 
         @Override
@@ -102,7 +79,7 @@ enum NativeFormat {
     LLAMA {
         @Override
         Inference read(JsonNode body) {
-            return new Inference(promptOf(body), Json.optionalPositive(body, "max_gen_len", "max_gen_len"));
+            return new Inference(PromptReaders.llama(body), Json.optionalPositive(body, "max_gen_len", "max_gen_len"));
         }
 
         @Override
@@ -119,7 +96,8 @@ enum NativeFormat {
     PROMPT_COMPLETION {
         @Override
         Inference read(JsonNode body) {
-            return new Inference(promptOf(body), Json.optionalPositive(body, "max_tokens", "max_tokens"));
+            return new Inference(PromptReaders.read(Backend.INVOKE_MODEL, NativeBody.MISTRAL, body),
+                    Json.optionalPositive(body, "max_tokens", "max_tokens"));
         }
 
         @Override
@@ -138,6 +116,20 @@ enum NativeFormat {
 
     abstract ObjectNode write(Completion completion, String modelId);
 
+    /** The model's family when it is configured for InvokeModel, else the one the body shows. */
+    static NativeFormat of(NativeBody family, JsonNode body, String modelId) {
+        if (family == null) {
+            return detect(body, modelId);
+        }
+        return switch (family) {
+            case ANTHROPIC -> ANTHROPIC;
+            case NOVA -> NOVA;
+            case TITAN -> TITAN;
+            case LLAMA -> LLAMA;
+            case MISTRAL -> PROMPT_COMPLETION;
+        };
+    }
+
     static NativeFormat detect(JsonNode body, String modelId) {
         if (body.has("anthropic_version") || (body.has("messages") && body.has("max_tokens"))) {
             return ANTHROPIC;
@@ -154,30 +146,10 @@ enum NativeFormat {
         throw BedrockFailure.validation("Malformed input request: expected 'messages', 'prompt' or 'inputText'");
     }
 
-    private static JsonNode requireMessages(JsonNode body) {
+    private static void requireMessages(JsonNode body) {
         JsonNode messages = body.get("messages");
         if (messages == null || !messages.isArray() || messages.isEmpty()) {
             throw BedrockFailure.validation("messages: at least one message is required");
-        }
-        return messages;
-    }
-
-    private static Prompt promptOf(JsonNode body) {
-        return new Prompt(List.of(body.get("prompt").asText()), 1);
-    }
-
-    /** Content as a plain string, or as blocks carrying {@code text}; other blocks count by size. */
-    private static void addContent(JsonNode content, List<String> blocks) {
-        if (content == null || content.isNull()) {
-            return;
-        }
-        if (content.isTextual()) {
-            blocks.add(content.asText());
-            return;
-        }
-        for (JsonNode block : content) {
-            JsonNode text = block.get("text");
-            blocks.add(text != null && text.isTextual() ? text.asText() : block.toString());
         }
     }
 }

@@ -6,6 +6,11 @@ import dev.trafficshaper.simulator.provider.ProviderQuota;
 import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.model.MediaRule;
+import dev.trafficshaper.submission.PromptContent;
+import dev.trafficshaper.submission.TokenRule;
+import java.util.Optional;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,8 +19,10 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Bedrock's behaviour without the HTTP: resolves the model, validates, reserves the quota as
- * Bedrock does at request start, injects faults, waits out the generation, settles to actual usage.
+ * Bedrock's behaviour without the HTTP: resolves the model, validates, counts the prompt by the
+ * shaper's own rule (text, images and documents alike), reads or writes the prompt cache, reserves
+ * the quota as Bedrock does at request start, injects faults, waits out the generation (or calls a
+ * tool, see {@link ToolUseHook}), settles to actual usage.
  *
  * <p>Each request waits on its own thread; nothing here holds a lock while a generation runs, so
  * concurrent requests overlap as they do on the real service. The quota objects synchronise only
@@ -47,17 +54,32 @@ final class SimulatedBedrock {
         }
     }
 
-    /** Accepts a catalog key, a model id, or an ARN ending in either. */
-    SimulatedModel resolve(String modelIdentifier) {
-        SimulatedModel model = byName.get(modelIdentifier);
-        if (model == null && modelIdentifier.contains("/")) {
-            model = byName.get(modelIdentifier.substring(modelIdentifier.lastIndexOf('/') + 1));
+    /**
+     * The model an identifier names on an endpoint: a catalog key, a model id, or an ARN ending in
+     * either; of several keys for one model id, the one whose backend is {@code preferred}.
+     */
+    SimulatedModel resolve(Backend.Endpoint endpoint, Backend preferred, String modelIdentifier) {
+        String name = modelIdentifier.contains("/") && !byName.containsKey(modelIdentifier)
+                ? modelIdentifier.substring(modelIdentifier.lastIndexOf('/') + 1) : modelIdentifier;
+        SimulatedModel found = null;
+        for (SimulatedModel model : models) {
+            ModelConfig config = model.config();
+            boolean named = config.key().equals(name) || config.modelId().equals(name);
+            if (named && config.backend().endpoint() == endpoint) {
+                if (config.backend() == preferred) {
+                    return model;
+                }
+                if (found == null) {
+                    found = model;
+                }
+            }
         }
-        if (model == null) {
-            throw new BedrockFailure(BedrockError.RESOURCE_NOT_FOUND,
-                    "Could not resolve the foundation model from the provided model identifier.");
+        if (found == null) {
+            throw new BedrockFailure(BedrockError.RESOURCE_NOT_FOUND, endpoint == Backend.Endpoint.MANTLE
+                    ? "The model '" + modelIdentifier + "' does not exist or you do not have access to it."
+                    : "Could not resolve the foundation model from the provided model identifier.");
         }
-        return model;
+        return found;
     }
 
     Completion complete(SimulatedModel model, Inference inference, SimulationHooks hooks) {
@@ -72,10 +94,10 @@ final class SimulatedBedrock {
         }
     }
 
-    long countTokens(SimulatedModel model, Prompt prompt, SimulationHooks hooks) {
+    long countTokens(SimulatedModel model, PromptContent prompt, SimulationHooks hooks) {
         model.countedTokens();
         failIfAsked(hooks);
-        return hooks.inputTokensOr(TokenCounter.count(prompt));
+        return hooks.inputTokensOr(prompt.tokens(model.config().backendSettings().media()));
     }
 
     List<ModelStats> stats() {
@@ -92,23 +114,33 @@ final class SimulatedBedrock {
                     + config.maxTokensLimit() + ".");
         }
         long allowance = inference.maxTokens() == 0 ? config.maxTokensLimit() : inference.maxTokens();
-        long input = hooks.inputTokensOr(TokenCounter.count(inference.prompt()));
-        if (input > config.maxInputTokens()) {
+        MediaRule media = config.backendSettings().media();
+        long prompt = hooks.inputTokensOr(inference.prompt().tokens(media));
+        if (prompt > config.maxInputTokens()) {
             throw BedrockFailure.validation("Input is too long for requested model.");
         }
         failIfAsked(hooks);
+        long cachedPrefix = cachedPrefix(model, inference, media, prompt);
+        boolean hit = cachedPrefix > 0 && model.cache().lookUpAndStore(
+                inference.prompt().cacheablePrefixKey().orElseThrow(), clock.millis());
+        long cacheRead = hooks.cacheReadTokens() + (hit ? cachedPrefix : 0);
+        // the OpenAI APIs report no cache writes: a first request pays its prefix as plain input
+        long cacheWrite = hooks.cacheWriteTokens() + (!hit && !inference.automaticCache() ? cachedPrefix : 0);
+        long input = prompt - (hit || !inference.automaticCache() ? cachedPrefix : 0);
+        Optional<ToolCall> toolCall = ToolUseHook.call(inference.prompt());
 
         ProviderQuota quota = model.quota();
-        Charge reservation = Charge.reservation(quota.quota(),
-                new TokenUsage(input, allowance, hooks.cacheReadTokens(), hooks.cacheWriteTokens()));
+        Charge reservation = Charge.reservation(quota.quota(), new TokenUsage(input, allowance, cacheRead, cacheWrite));
         ProviderQuota.Reservation held = quota.tryReserve(reservation, clock.millis());
         if (held == null) {
             throw new BedrockFailure(BedrockError.THROTTLING, "Too many tokens, please wait before trying again.");
         }
 
-        long wanted = hooks.outputTokens() >= 0 ? hooks.outputTokens() : defaultOutputTokens;
+        long wanted = toolCall.isPresent()
+                ? TokenRule.text(toolCall.get().name() + toolCall.get().inputJson())
+                : hooks.outputTokens() >= 0 ? hooks.outputTokens() : defaultOutputTokens;
         long output = Math.min(wanted, allowance);
-        TokenUsage actual = new TokenUsage(input, 0, hooks.cacheReadTokens(), hooks.cacheWriteTokens());
+        TokenUsage actual = new TokenUsage(input, 0, cacheRead, cacheWrite);
         try {
             double draw = random.nextDouble();
             if (draw < faults.serverErrorRate()) {
@@ -120,14 +152,32 @@ final class SimulatedBedrock {
                 throw new BedrockFailure(BedrockError.MODEL_TIMEOUT, "Model has timed out in processing the request.");
             }
             long waited = pause(latency.sample(output, random));
-            actual = new TokenUsage(input, output, hooks.cacheReadTokens(), hooks.cacheWriteTokens());
-            return new Completion(input, output, hooks.cacheReadTokens(), hooks.cacheWriteTokens(),
-                    FillerText.ofTokens(output), wanted > allowance ? Completion.MAX_TOKENS : Completion.END_TURN,
-                    waited);
+            actual = new TokenUsage(input, output, cacheRead, cacheWrite);
+            String stop = wanted > allowance ? Completion.MAX_TOKENS
+                    : toolCall.isPresent() ? Completion.TOOL_USE : Completion.END_TURN;
+            return new Completion(input, output, cacheRead, cacheWrite,
+                    toolCall.isPresent() ? "" : FillerText.ofTokens(output), stop, waited,
+                    wanted > allowance ? null : toolCall.orElse(null));
         } finally {
             quota.settle(held, Charge.settlement(quota.quota(), actual), clock.millis());
         }
     }
+
+    /**
+     * Tokens of the prompt's cacheable prefix: up to its last cache point, or for the OpenAI APIs
+     * every message but the last once that prefix reaches 1,024 tokens. Zero when the input size
+     * was declared by a hook (the declared size stands for the prompt as a whole).
+     */
+    private static long cachedPrefix(SimulatedModel model, Inference inference, MediaRule media, long prompt) {
+        PromptContent content = inference.prompt();
+        if (!content.hasCachePoint() || prompt != content.tokens(media)) {
+            return 0;
+        }
+        long prefix = content.cacheablePrefixTokens(media);
+        return inference.automaticCache() && prefix < AUTOMATIC_CACHE_MINIMUM ? 0 : prefix;
+    }
+
+    static final long AUTOMATIC_CACHE_MINIMUM = 1_024;
 
     private static void failIfAsked(SimulationHooks hooks) {
         if (hooks.fault() != null) {

@@ -4,11 +4,16 @@ import dev.trafficshaper.simulator.provider.ProviderQuota;
 import dev.trafficshaper.model.ModelConfig;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One model the simulator serves: its configuration, its quota as Bedrock meters it, its counters. */
+/**
+ * One model the simulator serves: its configuration, its quota as Bedrock meters it (one quota per
+ * model and endpoint, however many catalog keys name it, as Bedrock shares it across APIs), its
+ * prompt cache and its counters.
+ */
 final class SimulatedModel {
 
     private final ModelConfig config;
     private final ProviderQuota quota;
+    private final PromptCache cache;
     private final AtomicLong calls = new AtomicLong();
     private final AtomicLong successes = new AtomicLong();
     private final AtomicLong throttles = new AtomicLong();
@@ -17,9 +22,15 @@ final class SimulatedModel {
     private final AtomicLong outputTokens = new AtomicLong();
     private final AtomicLong countTokensCalls = new AtomicLong();
 
-    SimulatedModel(ModelConfig config, ProviderQuota quota) {
+    /** {@code quota} and {@code cache} are shared by every key that names the same model on the same endpoint. */
+    SimulatedModel(ModelConfig config, ProviderQuota quota, PromptCache cache) {
         this.config = config;
         this.quota = quota;
+        this.cache = cache;
+    }
+
+    PromptCache cache() {
+        return cache;
     }
 
     ModelConfig config() {

@@ -18,8 +18,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code bedrock-sim}: the Bedrock simulator on its own, until the process is stopped. */
 @Command(name = "bedrock-sim", mixinStandardHelpOptions = true,
-        description = "Serve a Bedrock Runtime simulator (Converse, InvokeModel, CountTokens) that enforces "
-                + "each model's quota.")
+        description = "Serve a Bedrock simulator (bedrock-runtime: Converse, InvokeModel, CountTokens; bedrock-mantle:"
+                + " Chat Completions, Responses, Messages) that enforces each model's quota.")
 public final class BedrockSimCommand implements Callable<Integer> {
 
     @Spec
@@ -95,6 +95,8 @@ public final class BedrockSimCommand implements Callable<Integer> {
         for (ModelStats model : simulator.stats()) {
             out.println("  " + model.key() + " = " + model.modelId());
         }
+        out.println("bedrock-mantle: OpenAI base URL " + simulator.endpoint() + "/v1, Anthropic base URL "
+                + simulator.endpoint() + "/anthropic");
         out.println("Try: aws bedrock-runtime converse --endpoint-url " + simulator.endpoint()
                 + " --region us-east-1 --model-id amazon.nova-lite-v1:0"
                 + " --messages '[{\"role\":\"user\",\"content\":[{\"text\":\"hi\"}]}]'   (stats: "

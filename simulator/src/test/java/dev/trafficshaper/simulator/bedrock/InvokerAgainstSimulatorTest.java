@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.trafficshaper.aws.bedrock.ConverseModelInvoker;
+import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.bedrock.BedrockOutcome;
 import dev.trafficshaper.bedrock.BedrockOutcome.Rejected;
 import dev.trafficshaper.bedrock.BedrockOutcome.Succeeded;
@@ -35,8 +35,9 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilder;
 
 /**
- * The Converse adapter through the real SDK against the Bedrock simulator: what the Bedrock
- * Processor will see for a success, a throttle and a bad model id. Latency scale 0 and a frozen
+ * The Converse invoker (the caller's body, signed with the SDK's signer, sent with its HTTP client)
+ * against the Bedrock simulator: what the Bedrock Processor will see for a success, a throttle
+ * and a bad model id. Latency scale 0 and a frozen
  * quota clock, so nothing waits and the tiny quota never refills between calls.
  */
 class InvokerAgainstSimulatorTest {
@@ -52,7 +53,7 @@ class InvokerAgainstSimulatorTest {
 
     private static BedrockSimulator simulator;
     private static BedrockRuntimeClient client;
-    private static ConverseModelInvoker invoker;
+    private static BedrockInvokers invoker;
     private final ObjectMapper json = new ObjectMapper();
 
     @BeforeAll
@@ -60,7 +61,7 @@ class InvokerAgainstSimulatorTest {
         simulator = BedrockSimulator.builder().catalog(CATALOG).latencyScale(0).defaultOutputTokens(42)
                 .clock(FROZEN).build().start();
         client = client(simulator.endpoint());
-        invoker = ConverseModelInvoker.create(client);
+        invoker = BedrockInvokers.forRuntimeClient(client);
     }
 
     @AfterAll
@@ -139,15 +140,21 @@ class InvokerAgainstSimulatorTest {
     }
 
     @Test
-    void aBodyTheAdapterCannotSendIsRejectedWithoutACall() {
-        long callsBefore = simulator.calls();
+    void whatTheOldReaderRefusedNowGoesThroughAndRuns() throws Exception {
+        // tools, an image by reference and a guardrail: the shaper used to refuse these after queueing
+        String body = """
+                {"messages":[{"role":"user","content":[{"text":"describe"},
+                  {"image":{"format":"png","source":{"s3Location":{"uri":"s3://bucket/cat.png"}}}}]}],
+                 "toolConfig":{"tools":[{"toolSpec":{"name":"lookup","inputSchema":{"json":{"type":"object"}}}}]},
+                 "guardrailConfig":{"guardrailIdentifier":"g1","guardrailVersion":"1"},
+                 "additionalModelRequestFields":{"top_k":5},
+                 "inferenceConfig":{"maxTokens":100}}""";
 
-        BedrockOutcome outcome = invoker.invoke(CATALOG.require("nova-lite"),
-                "{\"messages\": [{\"role\": \"user\", \"content\": [{\"image\": {}}]}]}", TIMEOUT);
+        BedrockOutcome outcome = invoker.invoke(CATALOG.require("nova-lite"), body, TIMEOUT);
 
-        assertThat(outcome).isInstanceOfSatisfying(Rejected.class,
-                r -> assertThat(r.kind()).isEqualTo(RejectionKind.VALIDATION));
-        assertThat(simulator.calls()).isEqualTo(callsBefore);
+        assertThat(outcome).isInstanceOf(Succeeded.class);
+        // a referenced image costs the rule's maximum, 1,600 tokens
+        assertThat(((Succeeded) outcome).usage().inputTokens()).isGreaterThan(1_600);
     }
 
     @Test
@@ -155,7 +162,7 @@ class InvokerAgainstSimulatorTest {
         // Connections complete in the listen backlog, but nothing ever reads or answers them.
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
              BedrockRuntimeClient silentClient = client(URI.create("http://127.0.0.1:" + silent.getLocalPort()))) {
-            BedrockOutcome outcome = ConverseModelInvoker.create(silentClient)
+            BedrockOutcome outcome = BedrockInvokers.forRuntimeClient(silentClient)
                     .invoke(CATALOG.require("nova-lite"), converse("hi", 10), Duration.ofMillis(200));
 
             assertThat(outcome).isInstanceOfSatisfying(Transient.class,
@@ -170,7 +177,7 @@ class InvokerAgainstSimulatorTest {
             closedPort = socket.getLocalPort();
         }
         try (BedrockRuntimeClient refused = client(URI.create("http://127.0.0.1:" + closedPort))) {
-            BedrockOutcome outcome = ConverseModelInvoker.create(refused)
+            BedrockOutcome outcome = BedrockInvokers.forRuntimeClient(refused)
                     .invoke(CATALOG.require("nova-lite"), converse("hi", 10), TIMEOUT);
 
             assertThat(outcome).isInstanceOfSatisfying(Transient.class,
@@ -181,14 +188,14 @@ class InvokerAgainstSimulatorTest {
     @Test
     void aClientThatWouldRetryIsRefused() {
         try (BedrockRuntimeClient retrying = baseBuilder(simulator.endpoint()).build()) {
-            assertThatThrownBy(() -> ConverseModelInvoker.create(retrying))
+            assertThatThrownBy(() -> BedrockInvokers.forRuntimeClient(retrying))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("one attempt");
         }
     }
 
     private static BedrockRuntimeClient client(URI endpoint) {
-        return ConverseModelInvoker.withoutRetries(baseBuilder(endpoint), TIMEOUT).build();
+        return BedrockInvokers.withoutRetries(baseBuilder(endpoint), TIMEOUT).build();
     }
 
     private static BedrockRuntimeClientBuilder baseBuilder(URI endpoint) {

@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.util.List;
+import dev.trafficshaper.model.MediaRule;
+import dev.trafficshaper.submission.TokenRule;
 import org.junit.jupiter.api.Test;
 
 class TokenCountingTest {
@@ -13,15 +14,16 @@ class TokenCountingTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     @Test
-    void eachBlockRoundsUpItsQuarterCharactersAndEachTurnAddsThree() {
-        assertThat(TokenCounter.count(new Prompt(List.of("abcd", "e"), 1))).isEqualTo(1 + 1 + 3);
-        assertThat(TokenCounter.count(new Prompt(List.of(""), 2))).isEqualTo(6);
+    void eachBlockRoundsUpItsQuarterCharactersAndEachTurnAddsThree() throws Exception {
+        JsonNode body = MAPPER.readTree("""
+                {"messages": [{"role": "user", "content": [{"text": "abcd"}, {"text": "e"}]}]}""");
+        assertThat(ConverseCodec.readPrompt(body).tokens(MediaRule.defaults())).isEqualTo(1 + 1 + 3);
     }
 
     @Test
     void fillerTextCountsAsExactlyTheTokensItWasMadeFor() {
         for (long tokens : new long[] {0, 1, 7, 300, 4_096}) {
-            assertThat(TokenCounter.text(FillerText.ofTokens(tokens))).isEqualTo(tokens);
+            assertThat(TokenRule.text(FillerText.ofTokens(tokens))).isEqualTo(tokens);
         }
         assertThat(FillerText.ofTokens(5)).isEqualTo(FillerText.ofTokens(5));
     }
@@ -49,7 +51,7 @@ class TokenCountingTest {
         Inference inference = NativeFormat.NOVA.read(body);
 
         assertThat(inference.maxTokens()).isEqualTo(77);
-        assertThat(TokenCounter.count(inference.prompt())).isEqualTo(3 + 2 + 3);
+        assertThat(inference.prompt().tokens(MediaRule.defaults())).isEqualTo(3 + 2 + 3);
     }
 
     @Test
