@@ -37,7 +37,9 @@ import java.util.concurrent.TimeoutException;
  * <p>Awaiting a result polls the status: each poll is one non-blocking {@link HttpClient#sendAsync}
  * and the next is scheduled on a {@link ScheduledExecutorService}, so thousands of awaited requests
  * share one scheduler thread. The delay between polls is the API's {@code Retry-After}, capped at
- * {@code maxPollInterval}; without one it is {@code pollInterval}. A final failure (throttled,
+ * {@code maxPollInterval}; without one it is {@code pollInterval}. The API sets {@code Retry-After}
+ * from the request's ETA while it is queued and from its running time while Bedrock answers, so an
+ * await of a few minutes makes a handful of status reads. A final failure (throttled,
  * expired, invalid, unknown) completes the future normally with a failed {@link RequestStatus};
  * the future completes exceptionally only when the status cannot be read: too many transport
  * errors or gateway {@code 429}/{@code 5xx} answers in a row, an answer outside the contract
@@ -49,7 +51,11 @@ import java.util.concurrent.TimeoutException;
 public final class ShaperClient implements AutoCloseable {
 
     public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
-    public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofSeconds(30);
+    /**
+     * As long as the API's own longest {@code Retry-After} (the ETA of a queued request, at most five
+     * minutes): a shorter cap would turn one wait into several polls for nothing.
+     */
+    public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofMinutes(5);
     public static final Duration DEFAULT_NOT_FOUND_GRACE = Duration.ofSeconds(10);
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -569,7 +575,7 @@ public final class ShaperClient implements AutoCloseable {
             return this;
         }
 
-        /** The longest wait between polls, whatever {@code Retry-After} says (default 30 s). */
+        /** The longest wait between polls, whatever {@code Retry-After} says (default 5 minutes). */
         public Builder maxPollInterval(Duration maxPollInterval) {
             this.maxPollInterval = maxPollInterval;
             return this;

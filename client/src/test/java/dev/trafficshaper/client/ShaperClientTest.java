@@ -283,6 +283,24 @@ class ShaperClientTest {
     }
 
     @Test
+    void awaitingA250SecondWaitFollowsTheEtaInAFewReads() throws Exception {
+        client = clientFor(api.baseUri()).build();
+        // what StatusService answers for a request queued 240 s behind others, then invoking for 10 s
+        api.on("GET", STATUS_PATH,
+                answer(202, QUEUED, "Retry-After", "240"),
+                answer(202, "{\"requestId\":\"r-1\",\"status\":\"INVOKING\"}", "Retry-After", "3"),
+                answer(202, "{\"requestId\":\"r-1\",\"status\":\"INVOKING\"}", "Retry-After", "6"),
+                answer(200, SUCCEEDED));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.runUntilDone(result);
+
+        assertThat(result.get().isSucceeded()).isTrue();
+        assertThat(scheduler.delays()).containsExactly(ofSeconds(240), ofSeconds(3), ofSeconds(6));
+        assertThat(api.exchanges("GET", STATUS_PATH)).hasSizeLessThanOrEqualTo(5);
+    }
+
+    @Test
     void aFinalFailureCompletesTheAwaitNormally() throws Exception {
         api.on("GET", STATUS_PATH,
                 answer(202, QUEUED, "Retry-After", "1"),

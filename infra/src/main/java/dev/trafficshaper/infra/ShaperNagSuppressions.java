@@ -8,22 +8,36 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The cdk-nag AWS Solutions findings this stack accepts, each with the reason it is accepted.
- * Everything else the checks report fails the synth and the tests.
+ * The cdk-nag AWS Solutions findings the shaper accepts, each with the reason it is accepted, and
+ * each applied to one of the shaper's own resources (never to the stack or the app), so an app that
+ * embeds a {@link TrafficShaper} keeps every finding about its other resources. Everything else the
+ * checks report fails the synth and the tests. {@link TrafficShaper} applies them itself; an app
+ * only adds the checks ({@code Aspects.of(app).add(new AwsSolutionsChecks())}).
  */
-final class ShaperNagSuppressions {
+public final class ShaperNagSuppressions {
 
     static final String XRAY_AND_LOG_DELIVERY = "Resource::* is limited to X-Ray (xray:PutTraceSegments,"
             + " xray:PutTelemetryRecords, xray:GetSampling*) and CloudWatch Logs vended-log delivery actions,"
             + " which do not support resource-level permissions";
 
-    private final TrafficShaperStack stack;
+    /**
+     * The partition as cdk-nag prints it: a reference when the stack's region is unknown, the literal
+     * ({@code aws}, {@code aws-cn}, {@code aws-us-gov}) when it is known and partition literals are on.
+     */
+    private static final String PARTITION = "(<AWS::Partition>|aws|aws-cn|aws-us-gov)";
 
-    ShaperNagSuppressions(TrafficShaperStack stack) {
-        this.stack = stack;
+    private final TrafficShaper stack;
+
+    private ShaperNagSuppressions(TrafficShaper shaper) {
+        this.stack = shaper;
     }
 
-    void apply() {
+    public static ShaperNagSuppressions of(TrafficShaper shaper) {
+        return new ShaperNagSuppressions(shaper);
+    }
+
+    /** Adds the suppressions to the shaper's resources; call once (the construct does). */
+    public void apply() {
         functions();
         stateMachine();
         api();
@@ -37,7 +51,7 @@ final class ShaperNagSuppressions {
     }
 
     private void functions() {
-        String objects = "/^Resource::<Payloads.*\\.Arn>\\/payloads\\/\\*$/g";
+        String objects = "/^Resource::<[A-Za-z0-9]*Payloads.*\\.Arn>\\/payloads\\/\\*$/g";
         for (ShaperFunction fn : stack.functions().all()) {
             NagSuppressions.addResourceSuppressions(fn.function(), List.of(
                     suppress("AwsSolutions-L1", "java21 is the newest Java runtime the project targets: the code is"
@@ -47,7 +61,7 @@ final class ShaperNagSuppressions {
                     .build()));
             if (fn == stack.functions().bedrockProcessor()) {
                 appliesTo.add(RegexAppliesTo.builder()
-                        .regex("/^Resource::arn:<AWS::Partition>:bedrock:\\*::foundation-model\\/.+$/g").build());
+                        .regex("/^Resource::arn:" + PARTITION + ":bedrock:\\*::foundation-model\\/.+$/g").build());
             }
             NagSuppressions.addResourceSuppressions(fn.role(), List.of(NagPackSuppression.builder()
                     .id("AwsSolutions-IAM5")
@@ -76,8 +90,8 @@ final class ShaperNagSuppressions {
                         .id("AwsSolutions-IAM4")
                         .reason("API Gateway's account-level CloudWatch Logs role; AmazonAPIGatewayPushToCloudWatchLogs"
                                 + " is the policy AWS documents for it and grants only log writes")
-                        .appliesTo(List.of("Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
-                                + "AmazonAPIGatewayPushToCloudWatchLogs"))
+                        .appliesTo(List.of(RegexAppliesTo.builder().regex("/^Policy::arn:" + PARTITION
+                                + ":iam::aws:policy\\/service-role\\/AmazonAPIGatewayPushToCloudWatchLogs$/g").build()))
                         .build()), true);
         if (!stack.api().hasWebAcl()) {
             NagSuppressions.addResourceSuppressions(stack.api().api().getDeploymentStage(), List.of(

@@ -7,6 +7,7 @@ import io.github.cdklabs.cdknag.NagPackProps;
 import java.nio.file.Path;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.Aspects;
+import software.amazon.awscdk.Environment;
 import software.amazon.awscdk.StackProps;
 
 /**
@@ -34,9 +35,13 @@ public final class TrafficShaperApp {
 
     /** Builds the stack and applies the AWS Solutions checks; the tests use this too. */
     public static TrafficShaperStack create(App app, DeploymentSettings settings, Path statemachinesDirectory) {
-        TrafficShaperStack stack = new TrafficShaperStack(app, settings.stackName(), StackProps.builder()
-                .description("Traffic Shaper for Amazon Bedrock (" + settings.stage().name() + ")")
-                .build(), settings, statemachinesDirectory);
+        StackProps.Builder props = StackProps.builder()
+                .description("Traffic Shaper for Amazon Bedrock (" + settings.stage().name() + ")");
+        if (settings.region() != null) {
+            props.env(Environment.builder().region(settings.region()).build());
+        }
+        TrafficShaperStack stack = new TrafficShaperStack(app, settings.stackName(), props.build(), settings,
+                statemachinesDirectory);
         Aspects.of(app).add(new AwsSolutionsChecks(NagPackProps.builder().verbose(true).build()));
         return stack;
     }

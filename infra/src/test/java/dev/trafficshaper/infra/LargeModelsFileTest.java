@@ -31,9 +31,10 @@ class LargeModelsFileTest {
         Path file = Files.writeString(directory.resolve("models.json"), json.append("}}").toString());
         ModelsConfiguration models = ModelsConfiguration.read(file);
         assertThat(models.fitsInline()).isFalse();
-        DeploymentSettings settings = new DeploymentSettings(Stage.named("big"), models,
-                SynthesizedStacks.functionsJar(), 100, 200, false, null, 30);
-        template = Template.fromStack(TrafficShaperApp.create(new App(), settings, SynthesizedStacks.STATEMACHINES));
+        DeploymentSettings settings = DeploymentSettings.builder(Stage.named("big"), models,
+                SynthesizedStacks.functionsJar()).build();
+        template = Template.fromStack(TrafficShaperApp.create(SynthesizedStacks.app(), settings,
+                SynthesizedStacks.STATEMACHINES));
     }
 
     @Test

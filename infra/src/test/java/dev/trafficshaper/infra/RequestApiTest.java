@@ -99,16 +99,26 @@ class RequestApiTest {
     }
 
     @Test
-    void stageIsThrottledTracedAndAccessLogged() {
+    void stageIsTracedAndAccessLogged() {
         dev.hasResourceProperties("AWS::ApiGateway::Stage", Map.of(
                 "StageName", "dev",
                 "TracingEnabled", true,
-                "AccessLogSetting", Match.objectLike(Map.of("DestinationArn", Match.anyValue())),
-                "MethodSettings", List.of(Match.objectLike(Map.of(
-                        "ThrottlingRateLimit", 100,
-                        "ThrottlingBurstLimit", 200,
-                        "LoggingLevel", "ERROR",
-                        "DataTraceEnabled", false)))));
+                "AccessLogSetting", Match.objectLike(Map.of("DestinationArn", Match.anyValue()))));
+    }
+
+    @Test
+    void submissionsAndStatusReadsHaveDistinctThrottlesSizedFromTheQuotasTheyFeed() {
+        methodSetting(Map.of("HttpMethod", "POST", "ResourcePath", "/~1v1~1requests",
+                "ThrottlingRateLimit", 270, "ThrottlingBurstLimit", 337));
+        methodSetting(Map.of("HttpMethod", "GET", "ResourcePath", "/~1v1~1requests~1{id}",
+                "ThrottlingRateLimit", 1350, "ThrottlingBurstLimit", 2700));
+        methodSetting(Map.of("HttpMethod", "*", "ResourcePath", "/*", "ThrottlingRateLimit", 25,
+                "ThrottlingBurstLimit", 50, "LoggingLevel", "ERROR", "DataTraceEnabled", false));
+    }
+
+    private void methodSetting(Map<String, Object> setting) {
+        dev.hasResourceProperties("AWS::ApiGateway::Stage", Map.of(
+                "MethodSettings", Match.arrayWith(List.of(Match.objectLike(setting)))));
     }
 
     @Test
@@ -120,7 +130,7 @@ class RequestApiTest {
                 "Rules", Match.arrayWith(List.of(Match.objectLike(Map.of(
                         "Name", "rate-limit-per-ip",
                         "Statement", Map.of("RateBasedStatement", Match.objectLike(Map.of(
-                                "AggregateKeyType", "IP", "Limit", 30000)))))))));
+                                "AggregateKeyType", "IP", "Limit", (270 + 1350 + 25) * 300)))))))));
         prod.resourceCountIs("AWS::WAFv2::WebACLAssociation", 1);
     }
 

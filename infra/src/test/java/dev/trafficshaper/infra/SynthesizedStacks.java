@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import software.amazon.awscdk.App;
+import software.amazon.awscdk.AppProps;
 import software.amazon.awscdk.assertions.Template;
 import software.amazon.awscdk.cxapi.CloudAssembly;
 
@@ -43,7 +44,7 @@ final class SynthesizedStacks {
         return development;
     }
 
-    /** The {@code prod} stage with the WAF web ACL and an alarm email. */
+    /** The {@code prod} stage with the WAF web ACL and an alarm email, pinned to us-east-1. */
     static synchronized Synthesized production() {
         if (production == null) {
             production = synthesize(Stage.named("prod"), true);
@@ -52,12 +53,33 @@ final class SynthesizedStacks {
     }
 
     static DeploymentSettings settings(Stage stage, boolean webAcl) {
-        return new DeploymentSettings(stage, ModelsConfiguration.read(MODELS_FILE), functionsJar(), 100, 200, webAcl,
-                webAcl ? "ops@example.com" : null, 30);
+        return DeploymentSettings.builder(stage, ModelsConfiguration.read(MODELS_FILE), functionsJar())
+                .webAcl(webAcl)
+                .alarmEmail(webAcl ? "ops@example.com" : null)
+                .region(stage.production() ? "us-east-1" : null)
+                .build();
+    }
+
+    /**
+     * An app with the context {@code cdk.json} gives {@code cdk synth} (the feature flags above all),
+     * so the tests inspect the template a deployment gets.
+     */
+    static App app() {
+        return new App(AppProps.builder().context(cdkJsonContext()).build());
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> cdkJsonContext() {
+        try {
+            Map<String, Object> cdkJson = new ObjectMapper().readValue(REPOSITORY.resolve("cdk.json").toFile(), Map.class);
+            return (Map<String, Object>) cdkJson.get("context");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Synthesized synthesize(Stage stage, boolean webAcl) {
-        App app = new App();
+        App app = app();
         TrafficShaperStack stack = TrafficShaperApp.create(app, settings(stage, webAcl), STATEMACHINES);
         CloudAssembly assembly = app.synth();
         @SuppressWarnings("unchecked")

@@ -10,6 +10,7 @@ import software.amazon.awscdk.services.apigateway.EndpointType;
 import software.amazon.awscdk.services.apigateway.GatewayResponseOptions;
 import software.amazon.awscdk.services.apigateway.LambdaIntegration;
 import software.amazon.awscdk.services.apigateway.LogGroupLogDestination;
+import software.amazon.awscdk.services.apigateway.MethodDeploymentOptions;
 import software.amazon.awscdk.services.apigateway.MethodLoggingLevel;
 import software.amazon.awscdk.services.apigateway.MethodOptions;
 import software.amazon.awscdk.services.apigateway.Model;
@@ -25,12 +26,16 @@ import software.constructs.Construct;
 /**
  * The shaper's HTTP API. Every method requires SigV4 (IAM) authorization, so the tenant of a
  * request is the authenticated principal API Gateway hands to the function, never a header.
- * Bodies are checked against {@link RequestSchema} before a function runs; a stage-wide rate
- * limit protects the Step Functions {@code StartExecution} quota.
+ * Bodies are checked against {@link RequestSchema} before a function runs. Submissions and status
+ * reads have their own method throttles ({@link FrontDoorThrottles}): {@code POST /v1/requests}
+ * protects the Step Functions quotas each submission spends, {@code GET /v1/requests/{id}} is sized
+ * for the polls of the requests admitted, and the stage default covers the rest.
  */
 public final class RequestApi extends Construct {
 
     private static final String JSON = "application/json";
+    public static final String SUBMIT_PATH = "/v1/requests";
+    public static final String STATUS_PATH = "/v1/requests/{id}";
     private final RestApi api;
     private final LogGroup accessLogs;
     private final ApiWebAcl webAcl;
@@ -51,8 +56,11 @@ public final class RequestApi extends Construct {
                         .build())
                 .deployOptions(StageOptions.builder()
                         .stageName(props.stageName())
-                        .throttlingRateLimit(props.rateLimit())
-                        .throttlingBurstLimit(props.burstLimit())
+                        .throttlingRateLimit(props.throttles().other().rate())
+                        .throttlingBurstLimit(props.throttles().other().burst())
+                        .methodOptions(Map.of(
+                                SUBMIT_PATH + "/POST", throttled(props.throttles().submit()),
+                                STATUS_PATH + "/GET", throttled(props.throttles().status())))
                         .loggingLevel(MethodLoggingLevel.ERROR)
                         .dataTraceEnabled(false)
                         .metricsEnabled(true)
@@ -75,6 +83,7 @@ public final class RequestApi extends Construct {
                 .schema(RequestSchema.forModels(props.models()))
                 .build();
 
+        // SUBMIT_PATH and STATUS_PATH name these resources in the stage's method settings.
         Resource v1 = api.getRoot().addResource("v1");
         Resource requests = v1.addResource("requests");
         requests.addMethod("POST", new LambdaIntegration(props.submit()), MethodOptions.builder()
@@ -92,7 +101,17 @@ public final class RequestApi extends Construct {
         errorResponses();
 
         this.webAcl = props.webAcl() ? new ApiWebAcl(this, "WebAcl", api.getDeploymentStage(),
-                props.rateLimit()) : null;
+                props.throttles().totalRate()) : null;
+    }
+
+    private static MethodDeploymentOptions throttled(MethodThrottle throttle) {
+        return MethodDeploymentOptions.builder()
+                .throttlingRateLimit(throttle.rate())
+                .throttlingBurstLimit(throttle.burst())
+                .metricsEnabled(true)
+                .loggingLevel(MethodLoggingLevel.ERROR)
+                .dataTraceEnabled(false)
+                .build();
     }
 
     /**

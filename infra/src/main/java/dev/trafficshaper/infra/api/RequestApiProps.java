@@ -8,8 +8,7 @@ import software.amazon.awscdk.services.lambda.IFunction;
  * @param submit         handles {@code POST /v1/requests}
  * @param status         handles {@code GET /v1/requests/{id}} and {@code GET /v1/models}
  * @param models         the models file, for the request schema
- * @param rateLimit      steady requests per second across all callers
- * @param burstLimit     burst size
+ * @param throttles      the method throttles: submissions, status reads, everything else
  * @param webAcl         whether to attach an AWS WAF web ACL
  * @param production     whether access logs outlive the stack
  */
@@ -18,8 +17,7 @@ public record RequestApiProps(
         IFunction submit,
         IFunction status,
         ModelsConfiguration models,
-        double rateLimit,
-        int burstLimit,
+        FrontDoorThrottles throttles,
         boolean webAcl,
         boolean production) {
 }

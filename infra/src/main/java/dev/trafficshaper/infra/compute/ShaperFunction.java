@@ -37,7 +37,7 @@ public final class ShaperFunction extends Construct {
         super(scope, id);
         this.spec = spec;
         this.logGroup = LogGroup.Builder.create(this, "Logs")
-                .logGroupName("/aws/lambda/" + functionName)
+                .logGroupName(ResourceNames.uniqueLogGroupName("/aws/lambda/" + functionName))
                 .retention(logRetention)
                 .removalPolicy(removal)
                 .build();

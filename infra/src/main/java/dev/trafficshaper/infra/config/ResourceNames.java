@@ -2,6 +2,8 @@ package dev.trafficshaper.infra.config;
 
 import software.amazon.awscdk.ArnComponents;
 import software.amazon.awscdk.ArnFormat;
+import software.amazon.awscdk.Aws;
+import software.amazon.awscdk.Fn;
 import software.amazon.awscdk.Stack;
 import software.constructs.Construct;
 
@@ -51,6 +53,16 @@ public record ResourceNames(String prefix) {
                 .resourceName(stateMachineName())
                 .arnFormat(ArnFormat.COLON_RESOURCE_NAME)
                 .build());
+    }
+
+    /**
+     * A log group name that starts with {@code base} and ends with the id CloudFormation gave this
+     * stack when it created it. A production stage keeps its log groups after a {@code cdk destroy}
+     * (they hold the audit trail); with a fixed name the next stack of the same name could not
+     * create its own. The stack id's last segment is a UUID unique to each creation.
+     */
+    public static String uniqueLogGroupName(String base) {
+        return base + "-" + Fn.select(2, Fn.split("/", Aws.STACK_ID));
     }
 
     public String eventBusName() {

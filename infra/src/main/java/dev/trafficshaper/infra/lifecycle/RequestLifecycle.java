@@ -4,7 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.trafficshaper.infra.config.InvalidDeploymentException;
+import dev.trafficshaper.infra.config.ResourceNames;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,6 +40,8 @@ import software.constructs.Construct;
 public final class RequestLifecycle extends Construct {
 
     public static final String DEFINITION_FILE = "request-lifecycle.asl.json";
+    /** The class-path resource holding {@link #DEFINITION_FILE}. */
+    public static final String BUNDLED_DEFINITION = "dev/trafficshaper/infra/statemachines/" + DEFINITION_FILE;
     public static final long ADMIT_GRACE_SECONDS = 300;
     /** Longest run of a Standard execution. */
     public static final long STANDARD_EXECUTION_LIMIT_SECONDS = 365L * 24 * 3600;
@@ -49,7 +54,8 @@ public final class RequestLifecycle extends Construct {
     public RequestLifecycle(Construct scope, String id, RequestLifecycleProps props) {
         super(scope, id);
         this.logGroup = LogGroup.Builder.create(this, "Logs")
-                .logGroupName("/aws/vendedlogs/states/" + props.stateMachineName())
+                .logGroupName(ResourceNames.uniqueLogGroupName("/aws/vendedlogs/states/"
+                        + props.stateMachineName()))
                 .retention(props.production() ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS)
                 .removalPolicy(props.production() ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY)
                 .build();
@@ -60,8 +66,10 @@ public final class RequestLifecycle extends Construct {
                 "FinalizerFunctionArn", props.finalizer().getFunctionArn(),
                 "NotifierFunctionArn", props.notifier().getFunctionArn(),
                 ADMIT_TIMEOUT, Long.toString(admitTimeout));
-        Path file = props.definitionDirectory().resolve(DEFINITION_FILE);
-        String definition = readDefinition(props.definitionDirectory());
+        Path file = props.definitionDirectory() == null ? Path.of(BUNDLED_DEFINITION)
+                : props.definitionDirectory().resolve(DEFINITION_FILE);
+        String definition = props.definitionDirectory() == null ? readBundledDefinition()
+                : readDefinition(props.definitionDirectory());
         checkDefinition(file, definition, substitutions.keySet(), admitTimeout, props.longestDeadlineSeconds(),
                 props.longestDeadlineModel());
         this.stateMachine = StateMachine.Builder.create(this, "StateMachine")
@@ -148,6 +156,22 @@ public final class RequestLifecycle extends Construct {
         if (waiting == 0) {
             throw new InvalidDeploymentException(file + ": no state waits for a task token (.waitForTaskToken); the"
                     + " Budget Manager and the Bedrock Processor answer one");
+        }
+    }
+
+    /**
+     * The definition the infra jar carries (the build copies {@code statemachines/} into it), so an
+     * app that embeds the shaper needs no checkout.
+     */
+    static String readBundledDefinition() {
+        try (InputStream in = RequestLifecycle.class.getClassLoader().getResourceAsStream(BUNDLED_DEFINITION)) {
+            if (in == null) {
+                throw new InvalidDeploymentException(BUNDLED_DEFINITION + " is not in the infra jar; pass the"
+                        + " statemachines directory instead");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new InvalidDeploymentException("cannot read " + BUNDLED_DEFINITION + ": " + e.getMessage(), e);
         }
     }
 

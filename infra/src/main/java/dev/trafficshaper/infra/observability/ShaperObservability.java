@@ -5,6 +5,7 @@ import dev.trafficshaper.infra.compute.ShaperFunctions;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.quota.Quota;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import software.amazon.awscdk.Duration;
@@ -22,6 +23,8 @@ import software.amazon.awscdk.services.cloudwatch.TextWidget;
 import software.amazon.awscdk.services.cloudwatch.TreatMissingData;
 import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
 import software.amazon.awscdk.services.iam.ServicePrincipal;
+import software.amazon.awscdk.services.logs.FilterPattern;
+import software.amazon.awscdk.services.logs.MetricFilter;
 import software.amazon.awscdk.services.sns.Topic;
 import software.amazon.awscdk.services.sns.subscriptions.EmailSubscription;
 import software.constructs.Construct;
@@ -30,13 +33,35 @@ import software.constructs.Construct;
  * One dashboard and the alarms an operator of the shaper needs: per model, queue depth, admitted
  * tokens per minute against the quota, utilisation, waits p50/p99, Bedrock throttles and outcomes
  * by reason; alarms on any throttle, any deadline expiry, a stalled drainer and a non-empty DLQ.
- * Alarms notify an encrypted SNS topic.
+ *
+ * <p>Below the models, the platform's own ceilings, each with an alarm, because each one loses or
+ * delays requests without any Bedrock throttle showing: DynamoDB throttles (the queue and the
+ * status items), Lambda throttles (every function but the Queue Processor, whose cap is meant to
+ * turn surplus wake-ups away) and the account's concurrency near its limit, Step Functions
+ * executions and API calls throttled (StartExecution, SendTaskSuccess/Failure), the Bedrock
+ * Processor's asynchronous events dropped or growing old in Lambda's queue, and webhooks that
+ * failed every attempt (counted from the Notifier's log). Alarms notify an encrypted SNS topic.
  */
 public final class ShaperObservability extends Construct {
 
     private static final Duration MINUTE = Duration.minutes(1);
     private static final Duration FIVE_MINUTES = Duration.minutes(5);
     private static final int WIDTH = 8;
+    /** Log-derived metric: one per webhook that failed every attempt (the Notifier logs it). */
+    public static final String FAILED_WEBHOOKS = "FailedWebhooks";
+    /** The Notifier's log line for a webhook that failed every attempt ({@code NotifierHandler}). */
+    static final String FAILED_WEBHOOK_MESSAGE = "webhook not delivered*";
+    /** Share of the account's Lambda concurrency at which the concurrency alarm fires. */
+    public static final double CONCURRENCY_ALARM_SHARE = 0.8;
+    /**
+     * Age at which a Bedrock Processor event waiting in Lambda's asynchronous queue alarms: the
+     * drainer dispatches at the pace Bedrock can take, so an event older than a minute means the
+     * function cannot start (throttled or out of concurrency), and requests wait past their ETA.
+     */
+    public static final Duration ASYNC_EVENT_AGE_ALARM = Duration.minutes(1);
+    /** Step Functions API calls the lifecycle depends on, whose throttling the API-throttle alarm watches. */
+    public static final List<String> STEP_FUNCTIONS_APIS = List.of("StartExecution", "SendTaskSuccess",
+            "SendTaskFailure");
     private static final int HEIGHT = 6;
 
     private final ShaperMetrics metrics = new ShaperMetrics(ShaperFunctions.METRICS_NAMESPACE,
@@ -68,6 +93,7 @@ public final class ShaperObservability extends Construct {
             addModel(model);
         }
         addPlatform(props);
+        addCapacity(props);
     }
 
     private void addModel(ModelConfig model) {
@@ -156,6 +182,125 @@ public final class ShaperObservability extends Construct {
                 graph("API latency p99 (ms)", List.of(props.api().metricLatency(
                         MetricOptions.builder()
                                 .statistic("p99").build())), List.of()));
+    }
+
+    private void addCapacity(ShaperObservabilityProps props) {
+        ShaperFunctions functions = props.functions();
+        ShaperFunction bedrockProcessor = functions.bedrockProcessor();
+
+        IMetric tableThrottles = sum("DynamoDB throttled reads + writes", Map.of(
+                "reads", props.table().metric("ReadThrottleEvents", sumPerMinute()),
+                "writes", props.table().metric("WriteThrottleEvents", sumPerMinute())));
+        alarm("DynamoDbThrottles", "DynamoDB throttled the shaper's table: the queue, a status item or a lease"
+                        + " is hotter than its partition allows or the table's on-demand throughput is exceeded;"
+                        + " see docs/deploy.md (warm throughput)",
+                tableThrottles, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+
+        Map<String, IMetric> throttledFunctions = new LinkedHashMap<>();
+        List<IMetric> throttleLines = new ArrayList<>();
+        for (ShaperFunction fn : functions.all()) {
+            Metric throttles = fn.function().metricThrottles(MetricOptions.builder()
+                    .period(MINUTE).label(fn.spec().purpose()).build());
+            throttleLines.add(throttles);
+            if (fn != functions.queueProcessor()) {
+                throttledFunctions.put("f" + throttledFunctions.size(), throttles);
+            }
+        }
+        alarm("LambdaThrottles", "Lambda throttled a shaper function other than the Queue Processor (whose cap"
+                        + " turns surplus wake-ups away by design): the account or the function is out of"
+                        + " concurrency; see docs/deploy.md",
+                sum("throttled invocations", throttledFunctions), 1, 1,
+                ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+
+        Metric concurrency = software.amazon.awscdk.services.lambda.Function.metricAllConcurrentExecutions(
+                MetricOptions.builder().statistic("Maximum").period(MINUTE).build());
+        double concurrencyThreshold = Math.floor(props.accountConcurrency() * CONCURRENCY_ALARM_SHARE);
+        alarm("LambdaConcurrency", "The account's Lambda functions in this region run at "
+                        + Math.round(100 * CONCURRENCY_ALARM_SHARE) + "% of the " + props.accountConcurrency()
+                        + " concurrent executions the stack was told the account has (-c accountConcurrency):"
+                        + " the next burst will be throttled",
+                concurrency, concurrencyThreshold, 3, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+
+        Metric executionThrottled = props.stateMachine().metric("ExecutionThrottled", sumPerMinute());
+        alarm("ExecutionsThrottled", "Step Functions throttled the request lifecycle's executions (state"
+                        + " transitions over the account's quota): requests are delayed; see docs/deploy.md",
+                executionThrottled, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+        Map<String, IMetric> apiThrottles = new LinkedHashMap<>();
+        for (String api : STEP_FUNCTIONS_APIS) {
+            apiThrottles.put("api" + apiThrottles.size(), Metric.Builder.create()
+                    .namespace("AWS/States")
+                    .metricName("ThrottledEvents")
+                    .dimensionsMap(Map.of("APIName", api))
+                    .statistic("Sum")
+                    .period(MINUTE)
+                    .label(api)
+                    .build());
+        }
+        IMetric stepFunctionsApiThrottles = sum("Step Functions API calls throttled", apiThrottles);
+        alarm("StepFunctionsApiThrottles", "Step Functions throttled " + String.join(", ", STEP_FUNCTIONS_APIS)
+                        + " calls in this account and region: submissions answer 429 and task tokens are"
+                        + " resumed late; see docs/deploy.md for the quota raises",
+                stepFunctionsApiThrottles, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+
+        Metric dropped = bedrockProcessor.function().metric("AsyncEventsDropped", sumPerMinute());
+        alarm("BedrockProcessorEventsDropped", "Lambda dropped a Bedrock Processor event without running it"
+                        + " (too old or throttled past its maximum age): the request keeps waiting until its"
+                        + " deadline; the DLQ holds the event",
+                dropped, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+        Metric eventAge = bedrockProcessor.function().metric("AsyncEventAge", MetricOptions.builder()
+                .statistic("Maximum").period(MINUTE).build());
+        alarm("BedrockProcessorEventAge", "Bedrock Processor events wait longer than "
+                        + ASYNC_EVENT_AGE_ALARM.toSeconds() + " s in Lambda's asynchronous queue: the function"
+                        + " cannot start as fast as the drainer dispatches (throttled or out of concurrency)",
+                eventAge, ASYNC_EVENT_AGE_ALARM.toMilliseconds().doubleValue(), 3,
+                ComparisonOperator.GREATER_THAN_THRESHOLD);
+
+        MetricFilter.Builder.create(this, "FailedWebhooksFilter")
+                .logGroup(functions.notifier().logGroup())
+                .filterPattern(FilterPattern.stringValue("$.message", "=", FAILED_WEBHOOK_MESSAGE))
+                .metricNamespace(ShaperFunctions.METRICS_NAMESPACE)
+                .metricName(FAILED_WEBHOOKS)
+                .metricValue("1")
+                .defaultValue(0)
+                .build();
+        Metric failedWebhooks = Metric.Builder.create()
+                .namespace(ShaperFunctions.METRICS_NAMESPACE)
+                .metricName(FAILED_WEBHOOKS)
+                .statistic("Sum")
+                .period(FIVE_MINUTES)
+                .build();
+        alarm("FailedWebhooks", "A webhook failed every delivery attempt: the receiver is down or refuses the"
+                        + " signature; the result stays readable with GET /v1/requests/{id}",
+                failedWebhooks, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+
+        dashboard.addWidgets(TextWidget.Builder.create()
+                .markdown("## Platform ceilings\nThrottles of the table, the functions and Step Functions;"
+                        + " concurrency; the Bedrock Processor's asynchronous queue; failed webhooks.")
+                .width(24).height(1).build());
+        dashboard.addWidgets(
+                graph("DynamoDB throttles", List.of(tableThrottles), List.of()),
+                graph("Lambda throttles by function", throttleLines, List.of()),
+                graph("Lambda concurrency (account)", List.of(concurrency), List.of(HorizontalAnnotation.builder()
+                        .value(concurrencyThreshold).label("alarm").build())));
+        dashboard.addWidgets(
+                graph("Step Functions throttles", List.of(executionThrottled, stepFunctionsApiThrottles), List.of()),
+                graph("Bedrock Processor async queue", List.of(dropped, eventAge.with(MetricOptions.builder()
+                        .label("oldest event (ms)").build())), List.of()),
+                graph("Failed webhooks", List.of(failedWebhooks), List.of()));
+    }
+
+    private static MetricOptions sumPerMinute() {
+        return MetricOptions.builder().statistic("Sum").period(MINUTE).build();
+    }
+
+    /** The sum of the metrics, a missing data point counted as zero. */
+    private static MathExpression sum(String label, Map<String, IMetric> metrics) {
+        return MathExpression.Builder.create()
+                .expression(String.join(" + ", metrics.keySet().stream().map(id -> "FILL(" + id + ", 0)").toList()))
+                .usingMetrics(metrics)
+                .label(label)
+                .period(MINUTE)
+                .build();
     }
 
     private void alarm(String id, String description, IMetric metric, double threshold, int periods,

@@ -4,6 +4,7 @@ import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.services.dynamodb.Attribute;
 import software.amazon.awscdk.services.dynamodb.AttributeType;
 import software.amazon.awscdk.services.dynamodb.BillingMode;
+import software.amazon.awscdk.services.dynamodb.ITable;
 import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
 import software.amazon.awscdk.services.dynamodb.Table;
 import software.amazon.awscdk.services.dynamodb.TableEncryption;
@@ -21,11 +22,29 @@ public final class RequestTable extends Construct {
     public static final String SORT_KEY = "sk";
     public static final String TTL_ATTRIBUTE = "expiresAt";
 
-    private final Table table;
+    private final ITable table;
 
     public RequestTable(Construct scope, String id, IKey key, boolean production) {
         super(scope, id);
-        this.table = Table.Builder.create(this, "Table")
+        this.table = create(key, production);
+    }
+
+    private RequestTable(Construct scope, String id, ITable existing) {
+        super(scope, id);
+        this.table = existing;
+    }
+
+    /**
+     * A table the deployment brings: it must have this table's key schema ({@value #PARTITION_KEY},
+     * {@value #SORT_KEY}, both strings) and TTL on {@value #TTL_ATTRIBUTE}; the shaper's items keep to
+     * the {@code MODEL#} and {@code REQ#} key prefixes.
+     */
+    public static RequestTable existing(Construct scope, String id, ITable table) {
+        return new RequestTable(scope, id, table);
+    }
+
+    private Table create(IKey key, boolean production) {
+        return Table.Builder.create(this, "Table")
                 .partitionKey(Attribute.builder().name(PARTITION_KEY).type(AttributeType.STRING).build())
                 .sortKey(Attribute.builder().name(SORT_KEY).type(AttributeType.STRING).build())
                 .billingMode(BillingMode.PAY_PER_REQUEST)
@@ -40,7 +59,7 @@ public final class RequestTable extends Construct {
                 .build();
     }
 
-    public Table table() {
+    public ITable table() {
         return table;
     }
 

@@ -31,19 +31,22 @@ class DeploymentSettingsTest {
         assertThat(settings.stage()).isEqualTo(new Stage("dev", false));
         assertThat(settings.stackName()).isEqualTo("TrafficShaper-dev");
         assertThat(settings.webAcl()).isFalse();
-        assertThat(settings.apiRateLimit()).isEqualTo(100);
+        assertThat(settings.quotas()).isEqualTo(PlatformQuotas.DEFAULTS);
+        assertThat(settings.throttles()).isEqualTo(ThrottleOverrides.NONE);
         assertThat(settings.payloadRetentionDays()).isEqualTo(30);
         assertThat(settings.models().modelKeys()).contains("nova-lite");
     }
 
     @Test
     void prodStageIsAProductionStageAndOptionsAreRead() throws IOException {
-        Map<String, Object> context = context(Map.of("stage", "prod", "webAcl", "true", "apiRateLimit", "250",
-                "alarmEmail", "ops@example.com"));
+        Map<String, Object> context = context(Map.of("stage", "prod", "webAcl", "true", "submitRateLimit", "250",
+                "statusBurstLimit", "900", "startExecutionRate", "1200", "alarmEmail", "ops@example.com"));
         DeploymentSettings settings = DeploymentSettings.fromContext(context::get, repository);
         assertThat(settings.stage().production()).isTrue();
         assertThat(settings.webAcl()).isTrue();
-        assertThat(settings.apiRateLimit()).isEqualTo(250);
+        assertThat(settings.throttles()).isEqualTo(new ThrottleOverrides(250.0, null, null, 900));
+        assertThat(settings.quotas().startExecutionRate()).isEqualTo(1200);
+        assertThat(settings.quotas().transitionRate()).isEqualTo(PlatformQuotas.DEFAULTS.transitionRate());
         assertThat(settings.alarmEmail()).isEqualTo("ops@example.com");
     }
 
@@ -81,8 +84,27 @@ class DeploymentSettingsTest {
         assertThatThrownBy(() -> DeploymentSettings.fromContext(badStage::get, repository))
                 .hasMessageContaining("stage: 'Prod_1' must be");
         badStage.put("stage", "dev");
-        badStage.put("apiRateLimit", "fast");
+        badStage.put("submitRateLimit", "fast");
         assertThatThrownBy(() -> DeploymentSettings.fromContext(badStage::get, repository))
-                .hasMessageContaining("apiRateLimit: 'fast' is not a number");
+                .hasMessageContaining("submitRateLimit: 'fast' is not a number");
+    }
+
+    @Test
+    void theStageWideApiLimitOfEarlierVersionsIsRefusedWithItsReplacements() throws IOException {
+        Map<String, Object> context = context(Map.of("apiRateLimit", "100"));
+        assertThatThrownBy(() -> DeploymentSettings.fromContext(context::get, repository))
+                .isInstanceOf(InvalidDeploymentException.class)
+                .hasMessageContaining("submitRateLimit, submitBurstLimit, statusRateLimit, statusBurstLimit");
+    }
+
+    @Test
+    void regionComesFromContextElseFromTheCliDefault() throws IOException {
+        Map<String, Object> context = context(Map.of());
+        assertThat(DeploymentSettings.fromContext(context::get, repository, null).region()).isNull();
+        assertThat(DeploymentSettings.fromContext(context::get, repository, "eu-west-1").region())
+                .isEqualTo("eu-west-1");
+        context.put("region", "us-east-2");
+        assertThat(DeploymentSettings.fromContext(context::get, repository, "eu-west-1").region())
+                .isEqualTo("us-east-2");
     }
 }

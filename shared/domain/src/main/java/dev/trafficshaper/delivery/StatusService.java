@@ -22,11 +22,25 @@ import java.util.Optional;
 /**
  * {@code GET /v1/requests/{id}} and {@code GET /v1/models}. A request is visible only to the
  * tenant that submitted it: another tenant's id is reported exactly like an unknown one.
+ *
+ * <p>{@code Retry-After} on a pending request says when asking again can first tell something
+ * new, so a caller that follows it polls a few times per request, not once a second: a queued
+ * request is told its ETA ({@link StartEstimate}: the time until the drainer is predicted to admit
+ * it), bounded by its deadline (it has an outcome then at the latest) and by
+ * {@link #MAX_RETRY_AFTER_SECONDS}; an admitted or invoking request, whose Bedrock call has no
+ * prediction, is told to wait as long as it has been running (at least one second), so the polls
+ * of a long call double their spacing: a call of {@code d} seconds costs about {@code log2(d) + 1}
+ * reads.
  */
 public final class StatusService {
 
-    /** Longest {@code Retry-After} the API suggests; a caller polling less often learns late. */
-    public static final long MAX_RETRY_AFTER_SECONDS = 30;
+    /**
+     * Longest {@code Retry-After} the API suggests for a queued request: a prediction further out
+     * than this is likely to move as the queue changes, so it is read again by then.
+     */
+    public static final long MAX_RETRY_AFTER_SECONDS = 300;
+    /** Longest {@code Retry-After} while the Bedrock call runs: calls last seconds to minutes. */
+    public static final long MAX_INVOKING_RETRY_AFTER_SECONDS = 30;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ModelCatalog catalog;
@@ -70,13 +84,23 @@ public final class StatusService {
 
     private long retryAfter(RequestRecord record, long nowMillis) {
         if (record.state() != RequestState.QUEUED) {
-            return 1;
+            long since = record.admittedAtMillis() > 0 ? record.admittedAtMillis() : record.updatedAtMillis();
+            return clamp(seconds(nowMillis - since), MAX_INVOKING_RETRY_AFTER_SECONDS);
         }
         long startAt = catalog.find(record.modelKey())
                 .map(model -> StartEstimate.startAt(model, board.read(model.key()), record.lane(), nowMillis))
                 .orElse(nowMillis);
-        long seconds = (Math.max(0, startAt - nowMillis) + 999) / 1000;
-        return Math.max(1, Math.min(MAX_RETRY_AFTER_SECONDS, seconds / 2));
+        long untilStart = seconds(startAt - nowMillis);
+        long untilDeadline = seconds(record.deadlineMillis() - nowMillis);
+        return clamp(Math.min(untilStart, untilDeadline), MAX_RETRY_AFTER_SECONDS);
+    }
+
+    private static long seconds(long millis) {
+        return (Math.max(0, millis) + 999) / 1000;
+    }
+
+    private static long clamp(long seconds, long max) {
+        return Math.max(1, Math.min(max, seconds));
     }
 
     /** Every configured model with its quotas, pacing target, queue depth and the wait a new request would see. */

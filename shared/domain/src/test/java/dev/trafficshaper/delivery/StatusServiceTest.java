@@ -53,31 +53,47 @@ class StatusServiceTest {
     }
 
     @Test
-    void retryAfterIsHalfThePredictedWaitBetweenOneAndThirtySeconds() {
+    void retryAfterIsThePredictedWaitUntilAdmissionBetweenOneSecondAndFiveMinutes() {
         shaper.enqueue("r1", MODEL, T0 + 3_600_000);
         Map<Double, Long> retryAfterByBacklogMinutes = new TreeMap<>();
 
-        for (double minutes : new double[] {0.001, 0.05, 0.5, 0.95, 1.0, 10.0}) {
+        for (double minutes : new double[] {0.001, 0.05, 0.5, 0.95, 4.0, 10.0}) {
             shaper.board.publish(new ModelStatus(MODEL, T0, 1, minutes, 0, T0, 1.0, 0, 0, ""));
             retryAfterByBacklogMinutes.put(minutes, status.status("r1", TENANT, T0).orElseThrow().retryAfterSeconds());
         }
 
-        assertThat(retryAfterByBacklogMinutes).containsExactly(Map.entry(0.001, 1L), Map.entry(0.05, 1L),
-                Map.entry(0.5, 15L), Map.entry(0.95, 28L), Map.entry(1.0, 30L), Map.entry(10.0, 30L));
+        assertThat(retryAfterByBacklogMinutes).containsExactly(Map.entry(0.001, 1L), Map.entry(0.05, 3L),
+                Map.entry(0.5, 30L), Map.entry(0.95, 57L), Map.entry(4.0, 240L), Map.entry(10.0, 300L));
     }
 
     @Test
-    void anAdmittedOrInvokingRequestIsPendingWithRetryAfterOneSecond() {
+    void aQueuedRequestIsNeverToldToWaitPastItsDeadline() {
         shaper.enqueue("r1", MODEL, DEADLINE);
         shaper.board.publish(new ModelStatus(MODEL, T0, 1, 10.0, 0, T0, 1.0, 0, 0, ""));
-        shaper.admit("r1");
 
-        assertThat(status.status("r1", TENANT, T0).orElseThrow())
+        assertThat(status.status("r1", TENANT, T0).orElseThrow().retryAfterSeconds())
+                .isEqualTo((DEADLINE - T0) / 1000);
+    }
+
+    @Test
+    void anAdmittedOrInvokingRequestIsToldToWaitAsLongAsItHasRun() {
+        shaper.enqueue("r1", MODEL, T0 + 3_600_000);
+        shaper.board.publish(new ModelStatus(MODEL, T0, 1, 10.0, 0, T0, 1.0, 0, 0, ""));
+        shaper.admit("r1");
+        long admittedAt = shaper.now();
+
+        assertThat(status.status("r1", TENANT, admittedAt).orElseThrow())
                 .extracting(StatusService.StatusView::httpStatus, StatusService.StatusView::retryAfterSeconds)
                 .containsExactly(202, 1L);
 
-        shaper.requests.transition("r1", new RequestEvent.StartInvoking(), T0);
-        assertThat(status.status("r1", TENANT, T0).orElseThrow().retryAfterSeconds()).isEqualTo(1);
+        shaper.requests.transition("r1", new RequestEvent.StartInvoking(), admittedAt);
+        Map<Long, Long> retryAfterBySecondsRunning = new TreeMap<>();
+        for (long running : new long[] {1, 4, 17, 120}) {
+            retryAfterBySecondsRunning.put(running, status.status("r1", TENANT, admittedAt + running * 1000)
+                    .orElseThrow().retryAfterSeconds());
+        }
+        assertThat(retryAfterBySecondsRunning).containsExactly(Map.entry(1L, 1L), Map.entry(4L, 4L),
+                Map.entry(17L, 17L), Map.entry(120L, 30L));
     }
 
     @Test
