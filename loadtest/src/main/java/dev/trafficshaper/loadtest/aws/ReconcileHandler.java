@@ -10,7 +10,6 @@ import dev.trafficshaper.loadtest.harness.RunManifest;
 import dev.trafficshaper.loadtest.report.ReconciledRequest;
 import dev.trafficshaper.loadtest.report.Reconciliation;
 import dev.trafficshaper.loadtest.report.RunOutcomes;
-import dev.trafficshaper.local.LocalClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,6 +18,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The run's final step on AWS: reconciles every outcome object with the schedule by request id and
@@ -32,15 +32,16 @@ import java.util.function.Function;
 public final class ReconcileHandler implements RequestStreamHandler {
 
     private final Function<String, ObjectStore> runs;
-    private final LocalClock clock;
+    private final LongSupplier clock;
 
     public ReconcileHandler() {
         AwsWorkerEnvironment environment = AwsWorkerEnvironment.fromSystem();
         this.runs = environment::run;
-        this.clock = LocalClock.system();
+        this.clock = System::currentTimeMillis;
     }
 
-    public ReconcileHandler(Function<String, ObjectStore> runs, LocalClock clock) {
+    /** @param clock epoch milliseconds */
+    public ReconcileHandler(Function<String, ObjectStore> runs, LongSupplier clock) {
         this.runs = runs;
         this.clock = clock;
     }
@@ -56,7 +57,7 @@ public final class ReconcileHandler implements RequestStreamHandler {
         ObjectStore run = runs.apply(runId);
         RunManifest manifest = RunManifest.read(run);
         Reconciliation reconciliation = Reconciliation.of(manifest, RunOutcomes.read(run));
-        long now = clock.nowMillis();
+        long now = clock.getAsLong();
         boolean complete = reconciliation.complete();
         boolean deadlinePassed = now >= manifest.drainDeadlineEpochMillis();
         Map<String, Object> arms = new LinkedHashMap<>();
