@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
@@ -52,20 +54,31 @@ public final class AwsLoadTest {
     /** Time from the start call to the schedule's time 0: the Distributed Map and the first workers start. */
     static final long START_DELAY_MILLIS = 120_000;
     static final long PROGRESS_MILLIS = 15_000;
+    /** The stack's worker memory, for a dry run that cannot read the stack. */
+    static final int DEFAULT_WORKER_MEMORY_MB = 2_048;
 
     private AwsLoadTest() {
     }
 
     public static int run(AwsRunSettings settings, PrintWriter out) throws InterruptedException {
-        Region region = settings.region() != null ? Region.of(settings.region())
-                : DefaultAwsRegionProviderChain.builder().build().getRegion();
-        Map<String, String> outputs = stackOutputs(region, settings.stackName());
-        String stateMachine = require(outputs, STATE_MACHINE_OUTPUT, settings.stackName());
-        String bucket = require(outputs, BUCKET_OUTPUT, settings.stackName());
-        int workerMemory = Integer.parseInt(require(outputs, WORKER_MEMORY_OUTPUT, settings.stackName()));
+        Region region = region(settings);
+        Map<String, String> outputs;
+        try {
+            outputs = stackOutputs(region, settings.stackName());
+        } catch (SdkException e) {
+            if (!settings.dryRun()) {
+                throw new IllegalArgumentException("cannot read stack " + settings.stackName() + " in " + region.id()
+                        + ": " + e.getMessage(), e);
+            }
+            out.println("stack " + settings.stackName() + " is not readable (" + e.getClass().getSimpleName()
+                    + "): planning with the stack's defaults");
+            outputs = Map.of(WORKER_MEMORY_OUTPUT, Integer.toString(DEFAULT_WORKER_MEMORY_MB));
+        }
+        int workerMemory = Integer.parseInt(outputs.getOrDefault(WORKER_MEMORY_OUTPUT,
+                Integer.toString(DEFAULT_WORKER_MEMORY_MB)));
         String modelId = settings.modelId() != null ? settings.modelId()
-                : shaperModelId(URI.create(require(outputs, SHAPER_API_OUTPUT, settings.stackName())), region,
-                        settings.modelKey());
+                : settings.dryRun() && !outputs.containsKey(SHAPER_API_OUTPUT) ? "the shaper's id" : shaperModelId(URI.create(require(outputs, SHAPER_API_OUTPUT, settings.stackName())), region,
+                settings.modelKey());
 
         RunSchedule schedule = RunSchedule.of(settings.scenario(), settings.seed());
         WorkerSizing sizing = WorkerSizing.of(schedule, settings.scenario(), settings.arms(),
@@ -99,6 +112,8 @@ public final class AwsLoadTest {
             return 0;
         }
 
+        String stateMachine = require(outputs, STATE_MACHINE_OUTPUT, settings.stackName());
+        String bucket = require(outputs, BUCKET_OUTPUT, settings.stackName());
         RunManifest manifest = RunManifest.of(runId, RunManifest.AWS, settings.scenario(), settings.seed(),
                 settings.arms(), settings.modelKey(), modelId, 1.0, start, workers,
                 Math.round(settings.windowMinutes() * 60_000), drainDeadline, settings.deadlineSeconds(),
@@ -127,6 +142,21 @@ public final class AwsLoadTest {
             out.print(report.text());
             out.flush();
             return status == ExecutionStatus.SUCCEEDED && report.reconciliation().complete() ? 0 : 1;
+        }
+    }
+
+    /** The given region, else the SDK's chain; a dry run without either plans for us-east-1. */
+    private static Region region(AwsRunSettings settings) {
+        if (settings.region() != null) {
+            return Region.of(settings.region());
+        }
+        try {
+            return DefaultAwsRegionProviderChain.builder().build().getRegion();
+        } catch (SdkClientException e) {
+            if (settings.dryRun()) {
+                return Region.US_EAST_1;
+            }
+            throw new IllegalArgumentException("no AWS region: pass --region or set AWS_REGION", e);
         }
     }
 
