@@ -7,8 +7,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code java -jar traffic-shaper-loadtest.jar <command>}: the simulator, the Bedrock simulator, the demo, and
- * the load-test harness ({@code run}, {@code report}).
+ * {@code java -jar traffic-shaper-loadtest.jar <command>}: the simulator, the Bedrock simulator, the demo, the
+ * drain benchmark and the load-test harness ({@code run}, {@code report}).
  */
 @Command(name = "traffic-shaper-loadtest", mixinStandardHelpOptions = true,
         description = "Simulations and load tests for the Bedrock traffic shaper.",
