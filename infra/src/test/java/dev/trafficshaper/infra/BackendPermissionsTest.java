@@ -34,9 +34,10 @@ class BackendPermissionsTest {
                            "quotas": {"inputTpm": 100000, "outputTpm": 10000}},
                   "messages": {"modelId": "anthropic.claude-sonnet-5", "backend": "mantle-messages",
                                "quotas": {"inputTpm": 100000, "outputTpm": 10000}}}}""");
-        DeploymentSettings settings = new DeploymentSettings(Stage.named("backends"), ModelsConfiguration.read(file),
-                SynthesizedStacks.functionsJar(), 100, 200, false, null, 30);
-        template = Template.fromStack(TrafficShaperApp.create(new App(), settings, SynthesizedStacks.STATEMACHINES));
+        DeploymentSettings settings = DeploymentSettings.builder(Stage.named("backends"), ModelsConfiguration.read(file),
+                SynthesizedStacks.functionsJar()).build();
+        template = Template.fromStack(TrafficShaperApp.create(SynthesizedStacks.app(), settings,
+                SynthesizedStacks.STATEMACHINES));
     }
 
     @Test

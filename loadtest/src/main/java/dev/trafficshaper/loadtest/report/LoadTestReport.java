@@ -221,6 +221,7 @@ public final class LoadTestReport {
     private static StrategyResult relabel(StrategyResult r, String label) {
         return new StrategyResult(label, r.requests(), r.succeeded(), r.failed(), r.throttled(), r.apiCalls(),
                 r.requeues(), r.latencyP50Ms(), r.latencyP99Ms(), r.drainSeconds(), r.utilization(),
-                r.deliveredPerMinute(), r.deliveredPerTenSeconds(), r.queueDepthPerSecond());
+                r.deliveredPerMinute(), r.deliveredPerTenSeconds(), r.queueDepthPerSecond(), r.waitP50Ms(),
+                r.waitP99Ms(), r.lanes(), r.tenants(), r.drainer());
     }
 }

@@ -1,7 +1,6 @@
 package dev.trafficshaper.loadtest.shaper;
 
 import dev.trafficshaper.lease.Lease;
-import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.queue.AdmitResult;
 import dev.trafficshaper.queue.EnqueueResult;
 import dev.trafficshaper.queue.QueueHeads;
@@ -36,13 +35,8 @@ final class ObservedQueue implements RequestQueue {
     }
 
     @Override
-    public QueueHeads heads(String modelKey, Lane lane, int limit, long nowMillis) {
-        return queue.heads(modelKey, lane, limit, nowMillis);
-    }
-
-    @Override
-    public QueueHeads heads(String modelKey, int limitPerLane, long nowMillis) {
-        return queue.heads(modelKey, limitPerLane, nowMillis);
+    public QueueHeads heads(String modelKey, int limitPerTenant, long nowMillis) {
+        return queue.heads(modelKey, limitPerTenant, nowMillis);
     }
 
     @Override

@@ -273,7 +273,7 @@ public abstract class PersistenceContract {
 
         Map<String, List<String>> whileInvoking = ids(store.queue().heads(MODEL, 2, T0 + 13)
                 .workByTenant(Lane.INTERACTIVE));
-        store.queue().requeue(invoking, new RequestEvent.Requeue(1, "bedrock throttled"), T0 + 14);
+        store.queue().requeue(invoking, new RequestEvent.Requeue(1, RequeueReason.THROTTLED, "bedrock throttled"), T0 + 14);
         QueueHeads after = store.queue().heads(MODEL, 2, T0 + 15);
 
         assertThat(a1.requestId()).isEqualTo("a1");
@@ -391,7 +391,7 @@ public abstract class PersistenceContract {
             }
             if (!invoking.isEmpty() && random.nextBoolean()) {
                 RequestRecord back = invoking.remove(invoking.keySet().iterator().next());
-                TransitionResult requeued = store.queue().requeue(back, new RequestEvent.Requeue(1, "throttled"), now);
+                TransitionResult requeued = store.queue().requeue(back, new RequestEvent.Requeue(1, RequeueReason.THROTTLED, "throttled"), now);
                 if (requeued.applied()) {
                     live.put(back.requestId(), QueueItem.of(requeued.record()));
                 }
