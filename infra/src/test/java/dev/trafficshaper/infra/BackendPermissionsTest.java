@@ -36,8 +36,7 @@ class BackendPermissionsTest {
                                "quotas": {"inputTpm": 100000, "outputTpm": 10000}}}}""");
         DeploymentSettings settings = DeploymentSettings.builder(Stage.named("backends"), ModelsConfiguration.read(file),
                 SynthesizedStacks.functionsJar()).build();
-        template = Template.fromStack(TrafficShaperApp.create(SynthesizedStacks.app(), settings,
-                SynthesizedStacks.STATEMACHINES));
+        template = Template.fromStack(TrafficShaperApp.create(new App(), settings, SynthesizedStacks.STATEMACHINES));
     }
 
     @Test

@@ -166,8 +166,6 @@ class SimulationTest {
     }
 
     @Test
-    @Disabled("needs queue heads that reach every tenant: the heads window is still oldest-first across tenants,"
-            + " so a light tenant's request waits behind the heavy tenant's backlog")
     void lightTenantsWaitAtMostHalfAsLongAsTheHeavyOne() {
         Scenario scenario = BuiltInScenarios.find("heavy-tenant").orElseThrow();
 
