@@ -23,15 +23,15 @@ public final class DynamoDbPersistence {
                                        ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
                                        ShardPicker picker) {
         return dynamoDb(dynamoDb, table, s3, bucket, catalog, policy, sharding, picker,
-                DynamoDbRequestQueue.HEADS_MIN_PAGE_ITEMS);
+                DynamoDbRequestQueue.HEADS_PAGE_MARGIN);
     }
 
-    /** As above, with the queue's heads reads paged at {@code headsMinPageItems} items. */
+    /** As above, with the queue's heads pages holding {@code headsPageMargin} items beyond the limit. */
     public static Persistence dynamoDb(DynamoDbClient dynamoDb, String table, S3Client s3, String bucket,
                                        ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
-                                       ShardPicker picker, int headsMinPageItems) {
+                                       ShardPicker picker, int headsPageMargin) {
         DynamoDbRequestQueue queue = DynamoDbRequestQueue.builder().dynamoDb(dynamoDb).table(table).catalog(catalog)
-                .picker(picker).headsMinPageItems(headsMinPageItems).build();
+                .picker(picker).headsPageMargin(headsPageMargin).build();
         return new Persistence(queue,
                 DynamoDbRequestStore.create(dynamoDb, table), DynamoDbDrainerLeases.create(dynamoDb, table),
                 DynamoDbUsageLedger.create(dynamoDb, table, sharding),
@@ -41,13 +41,13 @@ public final class DynamoDbPersistence {
     /** A fresh table and bucket on the shared emulator. */
     public static Persistence onEmulator(AwsEmulator aws, ModelCatalog catalog, PayloadPolicy policy,
                                          UsageSharding sharding, ShardPicker picker) {
-        return onEmulator(aws, catalog, policy, sharding, picker, DynamoDbRequestQueue.HEADS_MIN_PAGE_ITEMS);
+        return onEmulator(aws, catalog, policy, sharding, picker, DynamoDbRequestQueue.HEADS_PAGE_MARGIN);
     }
 
-    /** A fresh table and bucket on the shared emulator, heads read in pages of {@code headsMinPageItems}. */
+    /** A fresh table and bucket on the shared emulator, heads pages {@code headsPageMargin} beyond the limit. */
     public static Persistence onEmulator(AwsEmulator aws, ModelCatalog catalog, PayloadPolicy policy,
-                                         UsageSharding sharding, ShardPicker picker, int headsMinPageItems) {
+                                         UsageSharding sharding, ShardPicker picker, int headsPageMargin) {
         return dynamoDb(aws.dynamoDb(), aws.createTable("shaper"), aws.s3(), aws.createBucket("payloads"), catalog,
-                policy, sharding, picker, headsMinPageItems);
+                policy, sharding, picker, headsPageMargin);
     }
 }

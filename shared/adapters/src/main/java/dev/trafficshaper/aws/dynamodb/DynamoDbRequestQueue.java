@@ -58,8 +58,11 @@ public final class DynamoDbRequestQueue implements RequestQueue {
 
     /** Items per admit transaction: 1 lease check + 2 writes per item stays under DynamoDB's 100. */
     public static final int ADMIT_BATCH = 25;
-    /** Smallest Query page of a heads read: light tenants come a hundred at a time. */
-    public static final int HEADS_MIN_PAGE_ITEMS = 100;
+    /**
+     * Items a heads read's Query page holds beyond the per-tenant limit: room for light tenants
+     * ahead of a heavy one, without reading much more of the heavy one than its limit.
+     */
+    public static final int HEADS_PAGE_MARGIN = 25;
     /** Shards read at once by one heads or depth read, unless a pool is given. */
     public static final int DEFAULT_READ_THREADS = 16;
     private static final int MAX_ATTEMPTS = 20;
@@ -80,7 +83,7 @@ public final class DynamoDbRequestQueue implements RequestQueue {
         this.picker = b.picker;
         this.readPool = b.readPool != null ? b.readPool
                 : DaemonThreads.boundedPool("dynamodb-queue-read", DEFAULT_READ_THREADS);
-        this.headsReader = new QueueHeadsReader(dynamoDb, table, readPool, b.headsMinPageItems);
+        this.headsReader = new QueueHeadsReader(dynamoDb, table, readPool, b.headsPageMargin);
     }
 
     public static DynamoDbRequestQueue create(DynamoDbClient dynamoDb, String table, ModelCatalog catalog,
@@ -93,11 +96,10 @@ public final class DynamoDbRequestQueue implements RequestQueue {
     }
 
     /**
-     * Items per Query page of a heads read: {@code limitPerTenant}, at least
-     * {@value #HEADS_MIN_PAGE_ITEMS}.
+     * Items per Query page of a heads read: {@code limitPerTenant} plus {@value #HEADS_PAGE_MARGIN}.
      */
     public static int headsPageItems(int limitPerTenant) {
-        return QueueHeadsReader.pageItems(limitPerTenant, HEADS_MIN_PAGE_ITEMS);
+        return QueueHeadsReader.pageItems(limitPerTenant, HEADS_PAGE_MARGIN);
     }
 
     /**
@@ -105,12 +107,12 @@ public final class DynamoDbRequestQueue implements RequestQueue {
      * in key order) hold these numbers of admissible items; the shards are read at once, so the
      * largest of these over a model's shards is the read's round trips. One page of
      * {@link #headsPageItems} items, plus one per flow the read jumps past (it has
-     * {@code limitPerTenant} items and the page ends inside it), plus one per further page of
-     * items read to the end of their flows; counted as DynamoDB answers, where a page that fills
-     * its limit reports more even if nothing follows (one empty page).
+     * {@code limitPerTenant} items and the page ends inside it), plus one per page that ends inside
+     * a flow still short of its limit; counted as DynamoDB answers, where a page that fills its
+     * limit reports more even if nothing follows (one empty page).
      */
     public static int headsQueriesOfShard(long[] flowSizesInKeyOrder, int limitPerTenant) {
-        return QueueHeadsReader.pagesOfShard(flowSizesInKeyOrder, limitPerTenant, HEADS_MIN_PAGE_ITEMS);
+        return QueueHeadsReader.pagesOfShard(flowSizesInKeyOrder, limitPerTenant, HEADS_PAGE_MARGIN);
     }
 
     /**
@@ -343,7 +345,7 @@ public final class DynamoDbRequestQueue implements RequestQueue {
         private ModelCatalog catalog;
         private ShardPicker picker;
         private ExecutorService readPool;
-        private int headsMinPageItems = HEADS_MIN_PAGE_ITEMS;
+        private int headsPageMargin = HEADS_PAGE_MARGIN;
 
         private Builder() {
         }
@@ -357,11 +359,12 @@ public final class DynamoDbRequestQueue implements RequestQueue {
         public Builder readPool(ExecutorService value) { this.readPool = value; return this; }
 
         /**
-         * Smallest Query page of a heads read, default {@value #HEADS_MIN_PAGE_ITEMS}.
-         * Smaller pages read less of a heavy tenant per jump but need more pages for many light
-         * ones; tests use tiny pages to make every path of the scan happen on a small queue.
+         * Items a heads read's page holds beyond the per-tenant limit, default
+         * {@value #HEADS_PAGE_MARGIN}. A larger margin reads more of a heavy tenant per jump but
+         * takes more light tenants per page; tests use a tiny one so that every path of the scan
+         * happens on a small queue.
          */
-        public Builder headsMinPageItems(int value) { this.headsMinPageItems = value; return this; }
+        public Builder headsPageMargin(int value) { this.headsPageMargin = value; return this; }
 
         public DynamoDbRequestQueue build() {
             if (dynamoDb == null || table == null || catalog == null || picker == null) {

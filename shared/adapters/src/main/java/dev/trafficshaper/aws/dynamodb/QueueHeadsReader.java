@@ -36,35 +36,40 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
  * long as the longest shard's chain of pages; {@link HeadsSelection} cuts what the shards return,
  * which gives the same heads as one pass over the whole queue.
  *
- * <p>Calls, per shard: one page of {@link #pageItems} items, plus one page per flow that the scan
- * jumps past (a flow with at least {@code limitPerTenant} admissible items in that shard and more
- * keys after the page's end), plus one page per further {@code pageItems} items of the flows it
- * reads to their end (light tenants, and overdue items ahead of a tenant's work).
- * {@link #pagesOfShard} counts it, from flow sizes or item by item with the overdue ones.
- * Load states: <b>light</b> (no flow has a page of items in a shard: one Query per shard,
- * one round trip); <b>heavy tenants</b> (h flows with that much: 1 + h Queries per shard, 1 + h
- * round trips); <b>many light tenants</b> (their items span several pages: one more Query and
- * round trip per page).
+ * <p>Calls, per shard: one page of {@link #pageItems} items (the limit and a margin), plus one
+ * per flow that the scan jumps past (a flow with at least {@code limitPerTenant} admissible items in
+ * that shard and more keys after the page's end), plus one per page that ends inside a flow still
+ * short of its limit (light tenants spanning pages, a heavy tenant starting beyond the margin,
+ * overdue items ahead of a tenant's work). {@link #pagesOfShard} counts it, from flow sizes or item
+ * by item with the overdue ones. Load states: <b>light</b> (no flow reaches its limit in a shard
+ * and all fit a page: one Query per shard, one round trip); <b>heavy tenants</b> (h flows reach it:
+ * 1 + h Queries per shard and round trips, up to 1 + 2h when they start beyond the margin);
+ * <b>many light tenants</b> (their items span several pages: one more Query and round trip per
+ * page).
  */
 final class QueueHeadsReader {
 
     private final DynamoDbClient dynamoDb;
     private final String table;
     private final ExecutorService pool;
-    private final int minPageItems;
+    private final int pageMargin;
 
-    QueueHeadsReader(DynamoDbClient dynamoDb, String table, ExecutorService pool, int minPageItems) {
-        if (minPageItems < 1) {
-            throw new IllegalArgumentException("minPageItems must be positive");
+    QueueHeadsReader(DynamoDbClient dynamoDb, String table, ExecutorService pool, int pageMargin) {
+        if (pageMargin < 0) {
+            throw new IllegalArgumentException("pageMargin must not be negative");
         }
         this.dynamoDb = dynamoDb;
         this.table = table;
         this.pool = pool;
-        this.minPageItems = minPageItems;
+        this.pageMargin = pageMargin;
     }
 
-    static int pageItems(int limitPerTenant, int minPageItems) {
-        return Math.max(limitPerTenant, minPageItems);
+    /**
+     * A page holds a tenant's limit and a margin: a heavy flow that starts within the margin of a
+     * page fills its limit in that page, and light flows ahead of it come in the same page.
+     */
+    static int pageItems(int limitPerTenant, int pageMargin) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) limitPerTenant + pageMargin);
     }
 
     /**
@@ -73,9 +78,9 @@ final class QueueHeadsReader {
      * that reaches its {@code Limit} reports more even when nothing follows, which costs one empty
      * page (an emulator that looks ahead saves it).
      */
-    static int pagesOfShard(long[] flowSizesInKeyOrder, int limitPerTenant, int minPageItems) {
+    static int pagesOfShard(long[] flowSizesInKeyOrder, int limitPerTenant, int pageMargin) {
         // Past two pages a flow is always full and jumped, so larger flows cost what that one does.
-        long cap = 2L * pageItems(limitPerTenant, minPageItems) + 1;
+        long cap = 2L * pageItems(limitPerTenant, pageMargin) + 1;
         int items = 0;
         for (long size : flowSizesInKeyOrder) {
             items += (int) Math.min(size, cap);
@@ -89,7 +94,7 @@ final class QueueHeadsReader {
                 admissible[at++] = true;
             }
         }
-        return pagesOfShard(flowOf, admissible, limitPerTenant, minPageItems);
+        return pagesOfShard(flowOf, admissible, limitPerTenant, pageMargin);
     }
 
     /**
@@ -98,8 +103,8 @@ final class QueueHeadsReader {
      * item is read but is not work; an item past its retention is read by the page but filtered
      * out). This is {@link #scanShard}'s loop over positions instead of items.
      */
-    static int pagesOfShard(int[] flowOf, boolean[] admissible, int limitPerTenant, int minPageItems) {
-        int page = pageItems(limitPerTenant, minPageItems);
+    static int pagesOfShard(int[] flowOf, boolean[] admissible, int limitPerTenant, int pageMargin) {
+        int page = pageItems(limitPerTenant, pageMargin);
         int[] kept = new int[flowOf.length == 0 ? 0 : flowOf[flowOf.length - 1] + 1];
         int pages = 0;
         int position = 0;
@@ -140,7 +145,7 @@ final class QueueHeadsReader {
     private List<QueueItem> scanShard(String pk, int limitPerTenant, long nowMillis) {
         HeadsSelection selection = HeadsSelection.create(limitPerTenant, nowMillis);
         Set<String> fullFlows = new HashSet<>();
-        int page = pageItems(limitPerTenant, minPageItems);
+        int page = pageItems(limitPerTenant, pageMargin);
         String from = null;
         Map<String, AttributeValue> start = null;
         while (true) {

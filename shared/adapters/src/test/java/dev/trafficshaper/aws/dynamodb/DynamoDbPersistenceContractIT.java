@@ -11,15 +11,15 @@ import dev.trafficshaper.usage.UsageSharding;
 
 /**
  * The persistence contract against DynamoDB and S3 on a real AWS API emulator. Heads are read in
- * pages of two items, so the contract's small queues take every path of the scan (jumping past a
- * full tenant, paging on within one, paging through overdue items) that production pages of a
- * hundred only take on large queues; the answers must not depend on the page size.
+ * pages of one item beyond the per-tenant limit, so the contract's small queues take every path of
+ * the scan (jumping past a full tenant, paging on within one, paging through overdue items) that
+ * production pages only take on larger queues; the answers must not depend on the page size.
  */
 class DynamoDbPersistenceContractIT extends PersistenceContract {
 
     @Override
     protected Persistence newBackend(ModelCatalog catalog, PayloadPolicy policy, UsageSharding sharding,
                                      ShardPicker picker) {
-        return DynamoDbPersistence.onEmulator(AwsEmulator.shared(), catalog, policy, sharding, picker, 2);
+        return DynamoDbPersistence.onEmulator(AwsEmulator.shared(), catalog, policy, sharding, picker, 1);
     }
 }

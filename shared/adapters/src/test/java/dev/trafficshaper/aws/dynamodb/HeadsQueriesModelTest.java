@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The documented call model of a heads read (docs/persistence.md), page by page, at 50 per
- * tenant: pages of 100 items.
+ * tenant: pages of 75 items.
  */
 class HeadsQueriesModelTest {
 
@@ -28,18 +28,20 @@ class HeadsQueriesModelTest {
 
     @Test
     void aFlowWithFewerThanItsLimitAtThePageEndIsReadOn() {
-        // the page ends 30 items into the third flow, which wants 50: the next page goes on inside it
-        assertThat(DynamoDbRequestQueue.headsQueriesOfShard(new long[] {40, 30, 80}, 50)).isEqualTo(2);
-        // 300 items of light flows: three full pages, the last one reports more, and an empty fourth
+        // the page ends 15 items into the third flow, which wants 50: the next page goes on inside it
+        assertThat(DynamoDbRequestQueue.headsQueriesOfShard(new long[] {40, 20, 80}, 50)).isEqualTo(2);
+        // a heavy flow starting beyond the margin fills its limit on the next page, then is jumped
+        assertThat(DynamoDbRequestQueue.headsQueriesOfShard(new long[] {40, 20, 600, 4}, 50)).isEqualTo(3);
+        // 300 items of light flows: four full pages, the last one reports more, and an empty fifth
         long[] light = new long[100];
         Arrays.fill(light, 3);
-        assertThat(DynamoDbRequestQueue.headsQueriesOfShard(light, 50)).isEqualTo(4);
+        assertThat(DynamoDbRequestQueue.headsQueriesOfShard(light, 50)).isEqualTo(5);
     }
 
     @Test
     void aLargerLimitReadsLargerPages() {
-        assertThat(DynamoDbRequestQueue.headsPageItems(10)).isEqualTo(100);
-        assertThat(DynamoDbRequestQueue.headsPageItems(250)).isEqualTo(250);
+        assertThat(DynamoDbRequestQueue.headsPageItems(10)).isEqualTo(35);
+        assertThat(DynamoDbRequestQueue.headsPageItems(250)).isEqualTo(275);
         assertThat(DynamoDbRequestQueue.headsQueriesOfShard(new long[] {120, 100}, 250)).isEqualTo(1);
     }
 }
