@@ -108,13 +108,7 @@ class DrainerCoreTest {
     @Test
     void aLostLeaseStillDispatchesWhatWasWrittenAdmittedAndReleasesWhatWasNot() {
         List<QueueItem> queued = queue(30);
-        core.next(T0);
-        core.headsRead(new QueueHeads(queued, List.of()), T0);
-        core.next(T0);
-        core.depthCounted(30, T0);
-        core.next(T0);
-        core.published(T0);
-        DrainStep.Admit admit = (DrainStep.Admit) core.next(T0);
+        DrainStep.Admit admit = firstAdmit(core, queued);
         core.admitted(new AdmitResult(admit.items(), List.of()), T0);
         assertThat(core.next(T0)).isEqualTo(new DrainStep.Dispatch(List.of("r00")));
 
@@ -130,13 +124,7 @@ class DrainerCoreTest {
     void atTheStopTimeWhatWasAdmittedIsDispatchedBeforeTheSessionEnds() {
         DrainerCore limited = DrainerCore.start(model, Pacer.create(model.quota(), model.pacer()),
                 PacerHandoff.fresh(), DrainSettings.defaults(), T0 + 20, T0);
-        limited.next(T0);
-        limited.headsRead(new QueueHeads(queue(30), List.of()), T0);
-        limited.next(T0);
-        limited.depthCounted(30, T0);
-        limited.next(T0);
-        limited.published(T0);
-        DrainStep.Admit admit = (DrainStep.Admit) limited.next(T0);
+        DrainStep.Admit admit = firstAdmit(limited, queue(30));
         assertThat(admit.items()).as("no slot booked past the stop time").hasSize(12);
         limited.admitted(new AdmitResult(admit.items(), List.of()), T0);
 
@@ -146,13 +134,7 @@ class DrainerCoreTest {
 
     @Test
     void aFailedDispatchIsTriedAgainAfterAPause() {
-        core.next(T0);
-        core.headsRead(new QueueHeads(queue(1), List.of()), T0);
-        core.next(T0);
-        core.depthCounted(1, T0);
-        core.next(T0);
-        core.published(T0);
-        DrainStep.Admit admit = (DrainStep.Admit) core.next(T0);
+        DrainStep.Admit admit = firstAdmit(core, queue(1));
         core.admitted(new AdmitResult(admit.items(), List.of()), T0);
         assertThat(core.next(T0)).isEqualTo(new DrainStep.Dispatch(List.of("r00")));
 
@@ -165,13 +147,7 @@ class DrainerCoreTest {
 
     @Test
     void aDispatchedRequestThatVanishedIsReleasedAndTheDrainerGoesIdle() {
-        core.next(T0);
-        core.headsRead(new QueueHeads(queue(1), List.of()), T0);
-        core.next(T0);
-        core.depthCounted(1, T0);
-        core.next(T0);
-        core.published(T0);
-        DrainStep.Admit admit = (DrainStep.Admit) core.next(T0);
+        DrainStep.Admit admit = firstAdmit(core, queue(1));
         core.admitted(new AdmitResult(admit.items(), List.of()), T0);
         core.next(T0);
 
@@ -182,6 +158,17 @@ class DrainerCoreTest {
         assertThat(core.next(T0 + 500)).isInstanceOf(DrainStep.ReadHeads.class);
         core.headsRead(new QueueHeads(List.of(), List.of()), T0 + 500);
         assertThat(core.next(T0 + 500)).isEqualTo(new DrainStep.Stop("idle"));
+    }
+
+    /** Takes a fresh core through its first heads read, count and status to its first batch. */
+    private static DrainStep.Admit firstAdmit(DrainerCore drainer, List<QueueItem> queued) {
+        assertThat(drainer.next(T0)).isInstanceOf(DrainStep.ReadHeads.class);
+        drainer.headsRead(new QueueHeads(queued, List.of()), T0);
+        assertThat(drainer.next(T0)).isInstanceOf(DrainStep.CountDepth.class);
+        drainer.depthCounted(queued.size(), T0);
+        assertThat(drainer.next(T0)).isInstanceOf(DrainStep.Publish.class);
+        drainer.published(T0);
+        return (DrainStep.Admit) drainer.next(T0);
     }
 
     private List<QueueItem> queue(int count) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The local server's routes, methods and status codes over real HTTP, with a scripted model. */
-class LocalServerRoutesTest {
+class LocalServerRoutesIT {
 
     private static final String MODELS = """
             {"models": {

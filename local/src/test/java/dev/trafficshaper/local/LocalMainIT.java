@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The local server's command line: clear refusals, and a working start with the embedded simulator. */
-class LocalMainTest {
+class LocalMainIT {
 
     @TempDir
     Path dir;

@@ -40,7 +40,7 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClientBuilde
  * and a bad model id. Latency scale 0 and a frozen
  * quota clock, so nothing waits and the tiny quota never refills between calls.
  */
-class InvokerAgainstSimulatorTest {
+class InvokerAgainstSimulatorIT {
 
     private static final String MODELS = """
             {"models": {

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * nothing; ids are idempotent and private to their tenant. Over real HTTP, with the runtime in
  * strict-callback mode (as deployed) and a scripted model instead of Bedrock.
  */
-class LocalServerValidationTest {
+class LocalServerValidationIT {
 
     private static final String MODELS = """
             {"models": {"small": {"modelId": "test.small-v1:0", "quotas": {"tpm": 1000000}, "maxTokens": 1000}}}""";
