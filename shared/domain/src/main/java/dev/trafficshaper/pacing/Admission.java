@@ -13,15 +13,17 @@ public final class Admission {
     private final double normalizedCost;
     private final long admittedAtMillis;
     private final SlidingWindowLedger.Entry[] entries;
+    private final long[] spaced;
     private boolean closed;
 
     Admission(Candidate candidate, Charge reservation, double normalizedCost, long admittedAtMillis,
-            SlidingWindowLedger.Entry[] entries) {
+            SlidingWindowLedger.Entry[] entries, long[] spaced) {
         this.candidate = candidate;
         this.reservation = reservation;
         this.normalizedCost = normalizedCost;
         this.admittedAtMillis = admittedAtMillis;
         this.entries = entries;
+        this.spaced = spaced;
     }
 
     public Candidate candidate() {
@@ -47,6 +49,11 @@ public final class Admission {
 
     SlidingWindowLedger.Entry entry(int budgetIndex) {
         return entries[budgetIndex];
+    }
+
+    /** What the spacing of one budget charged for this admission. */
+    long spaced(int budgetIndex) {
+        return spaced[budgetIndex];
     }
 
     void close() {

@@ -22,6 +22,10 @@ import dev.trafficshaper.quota.QuotaDimension;
  *
  * The lateness allowance lets a drainer that wakes a few milliseconds late keep its pace instead of
  * losing every late millisecond for good.
+ *
+ * <p>The spacing may be charged less than the window: {@link Pacer} spaces each admission at its
+ * expected cost (see {@link OutputShare}) while the window holds its whole reservation, and the
+ * settlement corrects each by what it differs from what that one was charged.
  */
 final class DimensionBudget {
 
@@ -66,22 +70,26 @@ final class DimensionBudget {
         return Math.max(nextSlot(nowMillis), ledger.earliestFit(amount, windowLimit(target), nowMillis));
     }
 
-    SlidingWindowLedger.Entry charge(long amount, double rateShare, long nowMillis) {
+    /** Books an admission of {@code amount} in the window and {@code spaced} of it in the spacing. */
+    SlidingWindowLedger.Entry charge(long amount, long spaced, double rateShare, long nowMillis) {
         long floor = nowMillis * 1_000 - LATENESS_MICROS;
         long base = tatMicros == Long.MIN_VALUE ? nowMillis * 1_000 : Math.max(tatMicros, floor);
-        tatMicros = base + intervalMicros(amount, rateShare);
+        tatMicros = base + intervalMicros(spaced, rateShare);
         return ledger.record(amount, nowMillis);
     }
 
-    /** Books a settlement against its admission; a negative delta is a refund. */
-    void adjust(SlidingWindowLedger.Entry entry, long delta, double rateShare, long nowMillis) {
-        if (delta == 0) {
-            return;
+    /**
+     * Books the outcome of an admission: {@code delta} against its window charge (negative is a
+     * refund) and {@code spacingDelta} (the outcome minus what the spacing charged) against the
+     * spacing.
+     */
+    void adjust(SlidingWindowLedger.Entry entry, long delta, long spacingDelta, double rateShare, long nowMillis) {
+        if (delta != 0) {
+            ledger.adjust(entry, delta, nowMillis);
         }
-        ledger.adjust(entry, delta, nowMillis);
-        if (tatMicros != Long.MIN_VALUE) {
+        if (spacingDelta != 0 && tatMicros != Long.MIN_VALUE) {
             long floor = nowMillis * 1_000 - LATENESS_MICROS;
-            tatMicros = Math.max(floor, tatMicros + intervalMicros(delta, rateShare));
+            tatMicros = Math.max(floor, tatMicros + intervalMicros(spacingDelta, rateShare));
         }
     }
 

@@ -20,7 +20,9 @@ import java.util.Map;
  * <ul>
  *   <li>Bedrock reserves input + cache + {@code maxTokens} × burndown when a request starts and
  *       settles to actual usage when it ends. The pacer charges exactly that on every metered
- *       dimension ({@link DimensionBudget}) and books the settlement against the admission.
+ *       dimension ({@link DimensionBudget}) and books the settlement against the admission. The
+ *       spacing charges what the call is expected to use, the output allowance scaled by the share
+ *       of it that settled calls generated ({@link OutputShare}).
  *   <li>Each dimension regenerates continuously at target × quota per minute. Admissions are
  *       spaced evenly and never exceed the target in any 60 s window, which keeps a token-bucket,
  *       fixed-window or sliding-window meter under quota alike.
@@ -48,6 +50,7 @@ public final class Pacer {
     private final DimensionBudget[] budgets;
     private final ThrottleFeedback feedback;
     private final SlowStart slowStart;
+    private final OutputShare outputShare = new OutputShare();
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -107,6 +110,7 @@ public final class Pacer {
         if (state.lastAdmissionAtMillis() != PacerState.NEVER) {
             pacer.slowStart.restore(state.lastAdmissionAtMillis(), state.slowStartAtMillis());
         }
+        pacer.outputShare.restore(state.outputShare());
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -143,7 +147,7 @@ public final class Pacer {
                 episodeAt == Long.MIN_VALUE ? PacerState.NEVER : episodeAt,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
-                tenantSlots);
+                tenantSlots, outputShare.value());
     }
 
     public Quota quota() {
@@ -192,6 +196,7 @@ public final class Pacer {
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
         admission.close();
+        outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         correct(admission, Charge.settlement(quota, actual), nowMillis);
     }
 
@@ -257,9 +262,13 @@ public final class Pacer {
 
     private Admission admit(Candidate candidate, Charge charge, double target, long nowMillis) {
         double rateShare = target * slowStart.factorForAdmission(nowMillis);
+        Charge spacing = Charge.reservation(quota, outputShare.spaced(candidate.expected()));
         SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
+        long[] spaced = new long[budgets.length];
         for (int i = 0; i < budgets.length; i++) {
-            entries[i] = budgets[i].charge(charge.amount(budgets[i].dimension()), rateShare, nowMillis);
+            QuotaDimension dimension = budgets[i].dimension();
+            spaced[i] = spacing.amount(dimension);
+            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], rateShare, nowMillis);
         }
         double cost = normalize(charge);
         lanes.served(candidate.lane(), cost, laneWeight(candidate.lane()));
@@ -271,14 +280,16 @@ public final class Pacer {
             tenantNextSlotMicros.put(candidate.tenant(), base + tenantInterval(cost, cap, rateShare));
         }
         admitted++;
-        return new Admission(candidate, charge, cost, nowMillis, entries);
+        return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
     }
 
     private void correct(Admission admission, Charge actual, long nowMillis) {
         Charge delta = actual.minus(admission.reservation());
         double rateShare = feedback.target(nowMillis) * slowStart.factor(nowMillis);
         for (int i = 0; i < budgets.length; i++) {
-            budgets[i].adjust(admission.entry(i), delta.amount(budgets[i].dimension()), rateShare, nowMillis);
+            QuotaDimension dimension = budgets[i].dimension();
+            budgets[i].adjust(admission.entry(i), delta.amount(dimension),
+                    actual.amount(dimension) - admission.spaced(i), rateShare, nowMillis);
         }
         Candidate candidate = admission.candidate();
         double refund = admission.normalizedCost() - normalize(actual);

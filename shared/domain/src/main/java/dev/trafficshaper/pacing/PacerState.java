@@ -46,6 +46,8 @@ import java.util.TreeMap;
  *       period ramps as usual.
  *   <li><b>Tenant caps</b>: the next slot of each capped tenant still in the future, kept for the
  *       tenants the successor's settings still cap.
+ *   <li><b>Output share</b>: the share of the output allowance settled calls generated, so the
+ *       successor spaces at the learnt cost at once ({@link OutputShare}).
  * </ul>
  * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
  * start afresh: a flow's turn may shift by about one request, which costs no quota.
@@ -67,6 +69,9 @@ import java.util.TreeMap;
  * @param lastAdmissionAtMillis the latest admission, or {@link #NEVER}
  * @param slowStartAtMillis    start of the latest slow-start ramp, or {@link #NEVER}
  * @param tenantNextSlotMicros capped tenants still spaced out at capture, by tenant id
+ * @param outputShare          the learnt share of the output allowance that calls generate, in
+ *                             [1/64, 1]; 0 (what a state written before it existed reads as) means
+ *                             nothing learnt and restores as 1
  */
 public record PacerState(
         long capturedAtMillis,
@@ -76,7 +81,8 @@ public record PacerState(
         long lastThrottleAtMillis,
         long lastAdmissionAtMillis,
         long slowStartAtMillis,
-        Map<String, Long> tenantNextSlotMicros) {
+        Map<String, Long> tenantNextSlotMicros,
+        double outputShare) {
 
     /** Marks a time for something that has not happened. */
     public static final long NEVER = Long.MIN_VALUE;
@@ -131,7 +137,18 @@ public record PacerState(
         }
     }
 
+    /** A state from a pacer that has learnt nothing about output shares. */
+    public PacerState(long capturedAtMillis, int outputBurndown, Map<QuotaDimension, DimensionState> dimensions,
+            double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
+            Map<String, Long> tenantNextSlotMicros) {
+        this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
+                slowStartAtMillis, tenantNextSlotMicros, 1.0);
+    }
+
     public PacerState {
+        if (!(outputShare >= 0.0 && outputShare <= 1.0)) {
+            throw new IllegalArgumentException("outputShare must be a share in [0, 1], was " + outputShare);
+        }
         if (outputBurndown < 1) {
             throw new IllegalArgumentException("outputBurndown must be at least 1, was " + outputBurndown);
         }

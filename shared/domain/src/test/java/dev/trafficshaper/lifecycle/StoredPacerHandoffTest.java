@@ -45,6 +45,31 @@ class StoredPacerHandoffTest {
     }
 
     @Test
+    void theLearntOutputShareSurvivesThePublishedJsonAndAnOlderStateWithoutItReadsAsNothingLearnt() {
+        Pacer predecessor = Pacer.create(MODEL.quota(), MODEL.pacer());
+        long now = T0;
+        for (int i = 0; i < 30; i++) {
+            Candidate candidate = new Candidate("s" + i, Lane.BULK, "t", TokenUsage.of(1_000, 4_000), now, now + 600_000);
+            if (predecessor.decide(List.of(candidate), now) instanceof Decision.Admit admit) {
+                predecessor.settle(admit.admission(), TokenUsage.of(1_000, 400), now + 5);
+            }
+            now += 2_000;
+        }
+        String published = handoff.export(predecessor, now);
+        double learnt = predecessor.export(now).outputShare();
+
+        Pacer successor = handoff.resume(MODEL, Optional.of(status(published, now)), now);
+        String older = published.replaceAll(",?\"outputShare\":[0-9.Ee-]+", "");
+        Pacer fromOlder = handoff.resume(MODEL, Optional.of(status(older, now)), now);
+
+        assertThat(learnt).isLessThan(0.5);
+        assertThat(published).contains("\"outputShare\"");
+        assertThat(older).doesNotContain("outputShare");
+        assertThat(successor.export(now).outputShare()).isEqualTo(learnt);
+        assertThat(fromOlder.export(now).outputShare()).isEqualTo(1.0);
+    }
+
+    @Test
     void anUnreadableOrMissingStateGivesAFreshPacer() {
         Pacer fromGarbage = handoff.resume(MODEL, Optional.of(status("{not json", T0)), T0);
         Pacer fromNothing = handoff.resume(MODEL, Optional.empty(), T0);

@@ -359,6 +359,29 @@ class PacerHandoffTest {
     }
 
     @Test
+    void theSuccessorSpacesAtTheOutputShareItsPredecessorLearnt() {
+        Pacer predecessor = Pacer.create(TEN_PER_MS, RAMP);
+        long at = 0;
+        for (int i = 0; i < 80; i++) {
+            Decision decision = predecessor.decide(List.of(answering("p" + i, 900)), at);
+            if (decision instanceof Decision.Admit admit) {
+                predecessor.settle(admit.admission(), TokenUsage.of(100, 90), at + 10);
+            }
+            at += 1_000;
+        }
+        PacerState state = predecessor.export(at);
+
+        Pacer successor = Pacer.resume(TEN_PER_MS, RAMP, state, at);
+
+        assertThat(state.outputShare()).isLessThan(0.2);
+        assertThat(successor.export(at).outputShare()).isEqualTo(state.outputShare());
+        Decision first = successor.decide(List.of(answering("s", 900)), at);
+        assertThat(first).isInstanceOf(Decision.Admit.class);
+        long spacedOutput = (long) Math.ceil(900 * state.outputShare());
+        assertThat(successor.snapshot(at).nextSlotMillis() - at).isEqualTo((100 + spacedOutput + 9) / 10);
+    }
+
+    @Test
     void aStateIsCheckedWhenBuilt() {
         Map<QuotaDimension, PacerState.DimensionState> ok = Map.of(QuotaDimension.TOKENS,
                 new PacerState.DimensionState(600_000, PacerState.NEVER, List.of(new PacerState.WindowCharge(50_000, 10))));
@@ -395,6 +418,10 @@ class PacerHandoffTest {
 
     private static Candidate bulk(String id, long tokens) {
         return new Candidate(id, Lane.BULK, "t", TokenUsage.of(tokens, 0), 0, Long.MAX_VALUE);
+    }
+
+    private static Candidate answering(String id, long maxTokens) {
+        return new Candidate(id, Lane.BULK, "t", TokenUsage.of(100, maxTokens), 0, Long.MAX_VALUE);
     }
 
     private static Candidate request(String tenant, long tokens) {

@@ -107,6 +107,45 @@ class PacerTest {
         assertThat(trace).containsExactly("r1@10000", "r2@10000", "r3@10000", "r4@10050");
     }
 
+    /**
+     * Calls reserving 1,000 tokens that use 200, their settlements learnt in batches every 500 ms
+     * (as a drainer polling status items learns them). The window lets through up to 3,000 of them
+     * a minute; spaced at the reservation with each batch's refund clamped to the lateness allowance,
+     * the pacer admitted about a third of that.
+     */
+    @Test
+    void refundsLearntInBatchesAreNotLostToTheSpacing() {
+        Pacer pacer = Pacer.create(TEN_PER_MS, STEADY);
+        List<Admission> outstanding = new ArrayList<>();
+        int inSecondMinute = 0;
+        long now = 0;
+        long nextPoll = 500;
+        while (now < 120_000) {
+            Decision decision = pacer.decide(List.of(request(Lane.BULK, "t", 100, 900, 0)), now);
+            if (decision instanceof Decision.Admit admit) {
+                outstanding.add(admit.admission());
+                if (now >= 60_000) {
+                    inSecondMinute++;
+                }
+                continue;
+            }
+            long wake = ((Decision.WaitUntil) decision).atMillis();
+            if (wake >= nextPoll) {
+                now = nextPoll;
+                for (Admission admission : outstanding) {
+                    pacer.settle(admission, TokenUsage.of(100, 100), now);
+                }
+                outstanding.clear();
+                nextPoll += 500;
+            } else {
+                now = wake;
+            }
+        }
+
+        assertThat(inSecondMinute).isBetween(2_850, 3_000);
+        assertThat(pacer.snapshot(now).windowSums().get(QuotaDimension.TOKENS)).isLessThanOrEqualTo(600_000L);
+    }
+
     @Test
     void neverSpendsMoreThanTheTargetInSixtySecondsEvenWhenSpacingWouldAllowIt() {
         Pacer pacer = Pacer.create(TEN_PER_MS, STEADY);
