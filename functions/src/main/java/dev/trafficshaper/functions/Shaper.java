@@ -1,5 +1,6 @@
 package dev.trafficshaper.functions;
 
+import dev.trafficshaper.aws.HttpKeepAlive;
 import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.aws.bedrock.CountTokensEstimator;
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
@@ -118,6 +119,7 @@ public final class Shaper {
         BedrockRuntimeClient bedrock();
 
         static Clients defaults() {
+            HttpKeepAlive.ensure();
             return new Clients() {
                 public DynamoDbClient dynamoDb() { return DynamoDbClient.builder().httpClient(http()).build(); }
                 public S3Client s3() { return S3Client.builder().httpClient(http()).build(); }

@@ -1,5 +1,6 @@
 package dev.trafficshaper.local;
 
+import dev.trafficshaper.aws.HttpKeepAlive;
 import dev.trafficshaper.model.InvalidModelsFileException;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
@@ -156,6 +157,7 @@ public final class LocalMain implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--quota-model: " + e.getMessage());
             }
         }
+        HttpKeepAlive.ensure();
         ModelCatalog catalog = models == null ? ModelCatalog.defaults() : ModelCatalog.read(models);
         BedrockSimulator simulator = null;
         URI endpoint = bedrockEndpoint;

@@ -89,9 +89,10 @@ public final class DrainerCore {
     private long lastHeadsRead = Long.MIN_VALUE;
     private long headsReadPacerMillis;
     private int headsLimit;
-    private boolean headsWereFull;
+    private final List<String> fullFlows = new ArrayList<>();
     private boolean lastReadEmpty;
-    private int admittedSinceHeads;
+    /** Admissions since the last heads read, per flow (lane/tenant): the window is sized for the busiest. */
+    private final Map<String, Integer> admittedSinceHeads = new HashMap<>();
     private long nextPoll;
     private long nextStatus;
     private long nextDepth;
@@ -227,22 +228,21 @@ public final class DrainerCore {
     public void headsRead(QueueHeads fresh, long nowMillis) {
         heads.clear();
         candidates.clear();
-        int interactive = 0;
-        int bulk = 0;
+        // The read was cut short only where one flow (a lane of one tenant) filled its limit.
+        Map<String, Integer> perFlow = new HashMap<>();
+        fullFlows.clear();
         for (QueueItem item : fresh.work()) {
-            if (item.lane() == Lane.BULK) {
-                bulk++;
-            } else {
-                interactive++;
+            String flow = item.lane() + "/" + item.tenant();
+            if (perFlow.merge(flow, 1, Integer::sum) == headsLimit) {
+                fullFlows.add(flow);
             }
             if (!inFlight.containsKey(item.requestId()) && !writing.containsKey(item.requestId())) {
                 heads.put(item.requestId(), item);
-                candidates.computeIfAbsent(item.lane() + "/" + item.tenant(),
-                        k -> new TreeSet<>(Candidate.WITHIN_TENANT)).add(new Candidate(item.requestId(), item.lane(),
-                        item.tenant(), item.estimate(), item.enqueuedAtMillis(), item.deadlineMillis()));
+                candidates.computeIfAbsent(flow, k -> new TreeSet<>(Candidate.WITHIN_TENANT)).add(new Candidate(
+                        item.requestId(), item.lane(), item.tenant(), item.estimate(), item.enqueuedAtMillis(),
+                        item.deadlineMillis()));
             }
         }
-        headsWereFull = interactive >= headsLimit || bulk >= headsLimit;
         lastReadEmpty = fresh.work().isEmpty();
         toExpire.addAll(fresh.overdue());
         lastHeadsRead = nowMillis;
@@ -368,25 +368,35 @@ public final class DrainerCore {
         if (nowMillis < lastHeadsRead + DrainSettings.MIN_HEADS_GAP_MILLIS) {
             return false;
         }
-        // Running low: all that was read is taken, or a full window is mostly consumed.
-        return heads.isEmpty() && !lastReadEmpty || headsWereFull && heads.size() * 4 < headsLimit;
+        // Running low: all that was read is taken, or a flow that filled its limit is mostly consumed.
+        if (heads.isEmpty() && !lastReadEmpty) {
+            return true;
+        }
+        for (String flow : fullFlows) {
+            TreeSet<Candidate> left = candidates.get(flow);
+            if (left == null || left.size() * 4 < headsLimit) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private DrainStep readHeads(long nowMillis) {
         // The rate over the pacer's own time: slots booked ahead count where they fall.
         long pacerNow = pacerTime(nowMillis);
         if (lastHeadsRead != Long.MIN_VALUE && pacerNow > headsReadPacerMillis) {
-            double perMillis = (double) admittedSinceHeads / (pacerNow - headsReadPacerMillis);
+            int busiest = admittedSinceHeads.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+            double perMillis = (double) busiest / (pacerNow - headsReadPacerMillis);
             long wanted = (long) Math.ceil(perMillis * 2 * settings.headsRefreshMillis());
-            if (headsWereFull && heads.isEmpty()) {
-                wanted = Math.max(wanted, 2L * headsLimit); // a full window used up: the rate is at least this
+            if (fullFlows.stream().anyMatch(flow -> !candidates.containsKey(flow))) {
+                wanted = Math.max(wanted, 2L * headsLimit); // a full flow used up: its rate is at least this
             }
             headsLimit = (int) Math.max(settings.headsPerLane(), Math.min(settings.maxHeadsPerLane(), wanted));
         }
         nextHeads = nowMillis + settings.headsRefreshMillis();
         lastHeadsRead = nowMillis;
         headsReadPacerMillis = pacerNow;
-        admittedSinceHeads = 0;
+        admittedSinceHeads.clear();
         return new DrainStep.ReadHeads(headsLimit);
     }
 
@@ -413,7 +423,7 @@ public final class DrainerCore {
                 writing.put(id, new Pick(admit.admission(), item));
                 batch.add(item);
                 pacerMillis = at;
-                admittedSinceHeads++;
+                admittedSinceHeads.merge(key, 1, Integer::sum);
             } else if (decision instanceof Decision.WaitUntil wait) {
                 nextPacerMillis = wait.atMillis();
                 if (wait.atMillis() > horizon) {

@@ -105,6 +105,51 @@ class DrainerCoreTest {
         assertThat(limits.size()).as("reads stay few").isLessThan(20);
     }
 
+    /**
+     * Forty tenants share the same 600/s: each flow is admitted at 15/s, so the window each
+     * tenant's read needs stays at the minimum, and no read looks full because the lane holds more
+     * heads in total than one flow's limit.
+     */
+    @Test
+    void theHeadsWindowIsSizedForTheBusiestTenantNotForTheWholeLane() {
+        Map<String, List<QueueItem>> byTenant = new java.util.TreeMap<>();
+        for (int t = 0; t < 40; t++) {
+            List<QueueItem> items = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                items.add(new QueueItem(FAST, 0, Lane.INTERACTIVE, T0 - 100 + i, String.format("t%02d-%03d", t, i),
+                        "tenant-" + t, LATER, TokenUsage.of(10, 10), LATER + 86_400_000));
+            }
+            byTenant.put("tenant-" + t, items);
+        }
+        List<Integer> limits = new ArrayList<>();
+        java.util.Set<String> admitted = new java.util.HashSet<>();
+        long now = T0;
+        while (now < T0 + 3_000) {
+            DrainStep step = core.next(now);
+            if (step instanceof DrainStep.ReadHeads read) {
+                limits.add(read.limitPerLane());
+                List<QueueItem> heads = new ArrayList<>();
+                byTenant.values().forEach(items -> items.stream().filter(item -> !admitted.contains(item.requestId()))
+                        .limit(read.limitPerLane()).forEach(heads::add));
+                core.headsRead(new QueueHeads(heads, List.of()), now);
+            } else if (step instanceof DrainStep.Admit admit) {
+                admit.items().forEach(item -> admitted.add(item.requestId()));
+                core.admitted(new AdmitResult(admit.items(), List.of()), now);
+            } else if (step instanceof DrainStep.Sleep sleep) {
+                now = sleep.untilMillis();
+            } else if (step instanceof DrainStep.CountDepth) {
+                core.depthCounted(4_000 - admitted.size(), now);
+            } else if (step instanceof DrainStep.Publish) {
+                core.published(now);
+            } else if (!(step instanceof DrainStep.Dispatch || step instanceof DrainStep.Poll)) {
+                throw new AssertionError("unexpected " + step);
+            }
+        }
+        assertThat(admitted).as("3 s at 600/s, and the 100 ms booked ahead").hasSizeBetween(1_850, 1_870);
+        assertThat(limits).as("15/s per tenant needs no more than the minimum").containsOnly(50);
+        assertThat(limits.size()).as("one read per refresh period, none early").isLessThanOrEqualTo(4);
+    }
+
     @Test
     void aLostLeaseStillDispatchesWhatWasWrittenAdmittedAndReleasesWhatWasNot() {
         List<QueueItem> queued = queue(30);

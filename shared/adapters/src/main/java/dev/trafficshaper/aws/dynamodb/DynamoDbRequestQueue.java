@@ -52,7 +52,8 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  *
  * <p>Reads that span shards (heads, depth) run one task per shard on a bounded pool, by default
  * {@value #DEFAULT_READ_THREADS} daemon threads; the HTTP client should keep that many connections
- * alive (the URL connection client keeps {@code http.maxConnections}, default 5, per host).
+ * alive (the URL connection client keeps {@code http.maxConnections}, default 5, per host; the
+ * functions and the local server raise it with {@link dev.trafficshaper.aws.HttpKeepAlive}).
  */
 public final class DynamoDbRequestQueue implements RequestQueue {
 
