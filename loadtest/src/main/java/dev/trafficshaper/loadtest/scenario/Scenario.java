@@ -133,6 +133,12 @@ public record Scenario(
                 shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, newDeployment);
     }
 
+    public Scenario withShaper(PacerSettings newShaper) {
+        return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
+                phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                newShaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+    }
+
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException("scenario: " + message);

@@ -40,6 +40,35 @@ class SimulationTest {
      */
     private static final Map<String, Double> PRODUCTION_UTILIZATION = Map.of("over-reservation", 0.651);
 
+    /** The scenario with its shaper held to the strict bound (headroom off). */
+    private static Scenario strictBound(Scenario scenario) {
+        return scenario.withShaper(scenario.shaper().toBuilder().headroom(false).build());
+    }
+
+    /**
+     * The same with headroom on, as a user gets it: every request served, at most 1% extra calls
+     * (throttled probes), and never below the strict bound's utilization by more than 0.01.
+     */
+    @ParameterizedTest
+    @EnumSource(QuotaModel.class)
+    void withHeadroomTheShaperSpendsAtLeastTheStrictBoundWithinOnePercentExtraCalls(QuotaModel model) {
+        for (String name : BuiltInScenarios.names()) {
+            Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
+                    .withQuotaModel(model).withLeniency(Leniency.STRICT);
+
+            StrategyResult shaper = Simulation.run(scenario, List.of("shaper"), 42).get(0);
+
+            String run = name + " under " + model + ", headroom on";
+            assertThat(shaper.succeeded()).as(run).isEqualTo(shaper.requests());
+            assertThat(shaper.throttled()).as(run).isLessThanOrEqualTo(shaper.requests() / 100);
+            assertThat(shaper.apiCalls()).as(run).isLessThanOrEqualTo(shaper.requests() + shaper.requests() / 100);
+            Double strict = LOOK_ALIKE_UTILIZATION.getOrDefault(name, PRODUCTION_UTILIZATION.get(name));
+            if (strict != null) {
+                assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(strict - 0.01);
+            }
+        }
+    }
+
     private static Map<String, StrategyResult> byName(List<StrategyResult> results) {
         return results.stream().collect(Collectors.toMap(StrategyResult::strategy, Function.identity()));
     }
@@ -85,6 +114,7 @@ class SimulationTest {
         for (String name : BuiltInScenarios.names()) {
             Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
                     .withQuotaModel(model).withLeniency(Leniency.STRICT);
+            scenario = strictBound(scenario);
 
             Map<String, StrategyResult> r = byName(Simulation.run(scenario, List.of("window-pacer", "shaper"), 42));
 
@@ -116,6 +146,7 @@ class SimulationTest {
         for (String name : BuiltInScenarios.names()) {
             Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
                     .withQuotaModel(model).withLeniency(Leniency.STRICT);
+            scenario = strictBound(scenario);
             Scenario pessimistic = scenario.withDeployment(Deployment.pessimistic(scenario.arrivalSeconds() / 2));
 
             StrategyResult shaper = Simulation.run(pessimistic, List.of("shaper"), 42).get(0);

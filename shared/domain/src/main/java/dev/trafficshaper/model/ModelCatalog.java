@@ -32,7 +32,7 @@ public final class ModelCatalog {
     private static final Set<String> MODEL_FIELDS = Set.of("modelId", "backend", "quotas", "maxTokens",
             "maxInputTokens", "targetUtilization", "shards", "defaultDeadlineSeconds", "maxDeadlineSeconds",
             "fallback", "lanes", "tenantCaps", "description", "serviceTiers", "bulkServiceTier", "bodyFormat", "auth",
-            "pathPrefix", "tokenCounting", "media");
+            "pathPrefix", "tokenCounting", "media", "headroom", "headroomCeiling");
     private static final Set<String> MEDIA_FIELDS = Set.of("pixelsPerImageToken", "maxTokensPerImage",
             "tokensPerDocumentPage");
     private static final Set<String> QUOTA_FIELDS = Set.of("tpm", "rpm", "inputTpm", "outputTpm", "outputBurndown");
@@ -144,6 +144,8 @@ public final class ModelCatalog {
         String fallback = f.text("fallback", null);
         PacerSettings.Builder pacer = PacerSettings.builder();
         pacer.targetUtilization(f.share("targetUtilization", 0.95));
+        pacer.headroom(f.flag("headroom", true));
+        pacer.headroomCeiling(f.share("headroomCeiling", 1.0));
         JsonNode lanes = node.get("lanes");
         if (lanes != null) {
             Fields lf = new Fields(lanes, path + ".lanes", problems);
@@ -349,6 +351,18 @@ public final class ModelCatalog {
                 return fallback;
             }
             return value.asLong();
+        }
+
+        boolean flag(String name, boolean fallback) {
+            JsonNode value = node.get(name);
+            if (value == null || value.isNull()) {
+                return fallback;
+            }
+            if (!value.isBoolean()) {
+                problems.add(path + "." + name + ": must be true or false, was " + value);
+                return fallback;
+            }
+            return value.asBoolean();
         }
 
         double share(String name, double fallback) {

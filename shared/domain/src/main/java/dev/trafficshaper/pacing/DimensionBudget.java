@@ -67,7 +67,16 @@ final class DimensionBudget {
 
     /** Earliest time an admission of {@code amount} respects both the spacing and the window. */
     long earliestStart(long amount, double target, long nowMillis) {
-        return Math.max(nextSlot(nowMillis), ledger.earliestFit(amount, windowLimit(target), nowMillis));
+        return Math.max(nextSlot(nowMillis), windowFit(amount, target, 0.0, nowMillis));
+    }
+
+    /**
+     * Earliest time the window takes {@code amount} more, forgiving {@code forgiveness} of the open
+     * calls' excess reservation (see {@link Headroom}); 0 is the strict bound.
+     */
+    long windowFit(long amount, double target, double forgiveness, long nowMillis) {
+        long forgiven = forgiveness == 0.0 ? 0 : (long) Math.floor(forgiveness * ledger.openExcess(nowMillis));
+        return ledger.earliestFit(amount, windowLimit(target) + forgiven, nowMillis);
     }
 
     /** Books an admission of {@code amount} in the window and {@code spaced} of it in the spacing. */
@@ -75,7 +84,7 @@ final class DimensionBudget {
         long floor = nowMillis * 1_000 - LATENESS_MICROS;
         long base = tatMicros == Long.MIN_VALUE ? nowMillis * 1_000 : Math.max(tatMicros, floor);
         tatMicros = base + intervalMicros(spaced, rateShare);
-        return ledger.record(amount, nowMillis);
+        return ledger.record(amount, amount - spaced, nowMillis);
     }
 
     /**

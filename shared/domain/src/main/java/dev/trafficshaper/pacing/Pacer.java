@@ -33,6 +33,9 @@ import java.util.Map;
  *       large request is not overtaken forever by small ones.
  *   <li>An unexpected throttle lowers the target multiplicatively ({@link ThrottleFeedback}); the
  *       first admissions after an idle period ramp up ({@link SlowStart}).
+ *   <li>With headroom on, the pacer probes, within a budget of extra calls, for what the meter
+ *       allows beyond that strict bound: how much of the open calls' unused reservation it forgives
+ *       and how far above the target it may spend ({@link Headroom}).
  * </ul>
  *
  * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
@@ -51,6 +54,7 @@ public final class Pacer {
     private final ThrottleFeedback feedback;
     private final SlowStart slowStart;
     private final OutputShare outputShare = new OutputShare();
+    private final Headroom headroom;
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -68,6 +72,7 @@ public final class Pacer {
         this.budgets = limited.toArray(DimensionBudget[]::new);
         this.feedback = new ThrottleFeedback(settings);
         this.slowStart = new SlowStart(settings);
+        this.headroom = new Headroom(settings);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -111,6 +116,7 @@ public final class Pacer {
             pacer.slowStart.restore(state.lastAdmissionAtMillis(), state.slowStartAtMillis());
         }
         pacer.outputShare.restore(state.outputShare());
+        pacer.headroom.restore(state.forgiveness(), state.lift());
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -147,7 +153,7 @@ public final class Pacer {
                 episodeAt == Long.MIN_VALUE ? PacerState.NEVER : episodeAt,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
-                tenantSlots, outputShare.value());
+                tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift());
     }
 
     public Quota quota() {
@@ -182,12 +188,19 @@ public final class Pacer {
         }
         Candidate chosen = choose(eligible);
         Charge charge = Charge.reservation(quota, chosen.expected());
-        double target = feedback.target(nowMillis);
+        double target = target(nowMillis);
+        double forgiveness = headroom.forgiveness();
         long start = nowMillis;
+        boolean windowBinds = false;
         for (DimensionBudget budget : budgets) {
-            start = Math.max(start, budget.earliestStart(charge.amount(budget.dimension()), target, nowMillis));
+            long amount = charge.amount(budget.dimension());
+            long slot = budget.nextSlot(nowMillis);
+            long fit = budget.windowFit(amount, target, forgiveness, nowMillis);
+            start = Math.max(start, Math.max(slot, fit));
+            windowBinds |= fit > nowMillis && fit >= slot;
         }
         if (start > nowMillis) {
+            headroom.backlogged(windowBinds, nowMillis);
             return new Decision.WaitUntil(Math.min(start, wakeAt));
         }
         return new Decision.Admit(chosen, admit(chosen, charge, target, nowMillis));
@@ -208,11 +221,14 @@ public final class Pacer {
 
     /**
      * Bedrock throttled a request the pacer had admitted: nothing was consumed, but the quota is
-     * tighter than the pacer believed, so the target drops.
+     * tighter than the pacer believed. While headroom is probing, the probe gives back what it took
+     * ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
         release(admission, nowMillis);
-        feedback.onThrottle(nowMillis);
+        if (!headroom.throttled(nowMillis)) {
+            feedback.onThrottle(nowMillis);
+        }
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
@@ -227,8 +243,8 @@ public final class Pacer {
             windowSums.put(budget.dimension(), budget.windowSum(nowMillis));
             nextSlot = Math.max(nextSlot, budget.nextSlot(nowMillis));
         }
-        return new PacerSnapshot(feedback.target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
-                admitted, feedback.throttles());
+        return new PacerSnapshot(target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
+                admitted, feedback.throttles() + headroom.probeThrottles());
     }
 
     private Candidate choose(List<Candidate> eligible) {
@@ -280,12 +296,13 @@ public final class Pacer {
             tenantNextSlotMicros.put(candidate.tenant(), base + tenantInterval(cost, cap, rateShare));
         }
         admitted++;
+        headroom.admitted(nowMillis);
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
     }
 
     private void correct(Admission admission, Charge actual, long nowMillis) {
         Charge delta = actual.minus(admission.reservation());
-        double rateShare = feedback.target(nowMillis) * slowStart.factor(nowMillis);
+        double rateShare = target(nowMillis) * slowStart.factor(nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             budgets[i].adjust(admission.entry(i), delta.amount(dimension),
@@ -303,6 +320,13 @@ public final class Pacer {
             long floor = nowMillis * 1_000 - DimensionBudget.LATENESS_MICROS;
             tenantNextSlotMicros.put(candidate.tenant(), Math.max(floor, slot - tenantInterval(refund, cap, rateShare)));
         }
+    }
+
+    /** The share of the quota spent now: the feedback's target, lifted by headroom up to its ceiling. */
+    private double target(long nowMillis) {
+        double lift = headroom.lift();
+        double base = feedback.target(nowMillis);
+        return lift == 0.0 ? base : Math.min(settings.headroomCeiling(), base + lift);
     }
 
     private long tenantSlot(String tenant, long nowMillis) {

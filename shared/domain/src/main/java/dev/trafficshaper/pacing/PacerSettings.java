@@ -18,6 +18,10 @@ import java.util.TreeMap;
  * @param throttleBackoff    multiplier applied to the target on an unexpected throttle (0.8)
  * @param minimumTarget      lowest share the target may be pushed down to (0.5)
  * @param recoveryPerMinute  share of the quota the target regains per minute after a throttle (0.05)
+ * @param headroom           whether the pacer probes for what the meter allows beyond the strict
+ *                           bound ({@link Headroom}; on); off keeps the strict bound exactly
+ * @param headroomCeiling    the most of the quota headroom may spend, at least the target (1.0:
+ *                           the quota itself, never above)
  */
 public record PacerSettings(
         double targetUtilization,
@@ -29,7 +33,9 @@ public record PacerSettings(
         double slowStartFloor,
         double throttleBackoff,
         double minimumTarget,
-        double recoveryPerMinute) {
+        double recoveryPerMinute,
+        boolean headroom,
+        double headroomCeiling) {
 
     public static PacerSettings defaults() {
         return builder().build();
@@ -50,7 +56,9 @@ public record PacerSettings(
                 .slowStartFloor(slowStartFloor)
                 .throttleBackoff(throttleBackoff)
                 .minimumTarget(minimumTarget)
-                .recoveryPerMinute(recoveryPerMinute);
+                .recoveryPerMinute(recoveryPerMinute)
+                .headroom(headroom)
+                .headroomCeiling(headroomCeiling);
     }
 
     /** Share of the budget bulk gets while both lanes have work waiting. */
@@ -69,8 +77,20 @@ public record PacerSettings(
         private double throttleBackoff = 0.8;
         private double minimumTarget = 0.5;
         private double recoveryPerMinute = 0.05;
+        private boolean headroom = true;
+        private double headroomCeiling = 1.0;
 
         private Builder() {
+        }
+
+        public Builder headroom(boolean value) {
+            this.headroom = value;
+            return this;
+        }
+
+        public Builder headroomCeiling(double value) {
+            this.headroomCeiling = value;
+            return this;
         }
 
         public Builder targetUtilization(double value) {
@@ -150,9 +170,14 @@ public record PacerSettings(
                 throw new IllegalArgumentException("idleMillis and slowStartMillis must not be negative");
             }
             tenantCaps.forEach((tenant, share) -> requireShare("tenantCaps." + tenant, share, false));
+            requireShare("headroomCeiling", headroomCeiling, false);
+            if (headroomCeiling < targetUtilization) {
+                throw new IllegalArgumentException("headroomCeiling " + headroomCeiling
+                        + " must not be below targetUtilization " + targetUtilization);
+            }
             return new PacerSettings(targetUtilization, interactiveReserve, bulkCap,
                     Collections.unmodifiableSortedMap(new TreeMap<>(tenantCaps)), idleMillis, slowStartMillis, slowStartFloor,
-                    throttleBackoff, minimumTarget, recoveryPerMinute);
+                    throttleBackoff, minimumTarget, recoveryPerMinute, headroom, headroomCeiling);
         }
 
         private static void requireShare(String name, double value, boolean zeroAllowed) {

@@ -48,6 +48,8 @@ import java.util.TreeMap;
  *       tenants the successor's settings still cap.
  *   <li><b>Output share</b>: the share of the output allowance settled calls generated, so the
  *       successor spaces at the learnt cost at once ({@link OutputShare}).
+ *   <li><b>Headroom</b>: the learnt forgiveness and lift ({@link Headroom}); its budget of extra
+ *       calls starts afresh, so a successor probes no further until it has admitted a hundred calls.
  * </ul>
  * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
  * start afresh: a flow's turn may shift by about one request, which costs no quota.
@@ -72,6 +74,9 @@ import java.util.TreeMap;
  * @param outputShare          the learnt share of the output allowance that calls generate, in
  *                             [1/64, 1]; 0 (what a state written before it existed reads as) means
  *                             nothing learnt and restores as 1
+ * @param forgiveness          headroom's learnt share of the open calls' excess reservation the
+ *                             meter forgives, in [0, 1] (0: strict, and what an older state reads)
+ * @param lift                 headroom's learnt lift of the target, at least 0
  */
 public record PacerState(
         long capturedAtMillis,
@@ -82,7 +87,9 @@ public record PacerState(
         long lastAdmissionAtMillis,
         long slowStartAtMillis,
         Map<String, Long> tenantNextSlotMicros,
-        double outputShare) {
+        double outputShare,
+        double forgiveness,
+        double lift) {
 
     /** Marks a time for something that has not happened. */
     public static final long NEVER = Long.MIN_VALUE;
@@ -142,10 +149,14 @@ public record PacerState(
             double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
             Map<String, Long> tenantNextSlotMicros) {
         this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
-                slowStartAtMillis, tenantNextSlotMicros, 1.0);
+                slowStartAtMillis, tenantNextSlotMicros, 1.0, 0.0, 0.0);
     }
 
     public PacerState {
+        if (!(forgiveness >= 0.0 && forgiveness <= 1.0) || !(lift >= 0.0 && lift <= 1.0)) {
+            throw new IllegalArgumentException("forgiveness and lift must be shares in [0, 1], were "
+                    + forgiveness + " and " + lift);
+        }
         if (!(outputShare >= 0.0 && outputShare <= 1.0)) {
             throw new IllegalArgumentException("outputShare must be a share in [0, 1], was " + outputShare);
         }

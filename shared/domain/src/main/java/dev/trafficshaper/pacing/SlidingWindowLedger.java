@@ -28,6 +28,7 @@ final class SlidingWindowLedger {
     private final long windowMillis;
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
     private long sum;
+    private long openExcess;
 
     SlidingWindowLedger(long windowMillis) {
         this.windowMillis = windowMillis;
@@ -37,6 +38,7 @@ final class SlidingWindowLedger {
     static final class Entry {
         private final long at;
         private long amount;
+        private long excess;
 
         private Entry(long at, long amount) {
             this.at = at;
@@ -53,21 +55,39 @@ final class SlidingWindowLedger {
     }
 
     Entry record(long amount, long nowMillis) {
+        return record(amount, 0, nowMillis);
+    }
+
+    /**
+     * Books a charge of which {@code excess} is reserved beyond what the call is expected to use;
+     * the excess counts as open (see {@link #openExcess}) until the charge is adjusted or expires.
+     */
+    Entry record(long amount, long excess, long nowMillis) {
         expire(nowMillis);
         Entry latest = entries.peekLast();
         Entry entry = new Entry(latest == null ? nowMillis : Math.max(nowMillis, latest.at), amount);
+        entry.excess = Math.max(0, excess);
         entries.addLast(entry);
         sum += amount;
+        openExcess += entry.excess;
         return entry;
     }
 
-    /** Corrects an earlier charge; a negative delta is a refund. */
+    /** Corrects an earlier charge; a negative delta is a refund. The charge is no longer open. */
     void adjust(Entry entry, long delta, long nowMillis) {
         expire(nowMillis);
         if (entry.at > nowMillis - windowMillis) {
             entry.amount += delta;
             sum += delta;
+            openExcess -= entry.excess;
         }
+        entry.excess = 0;
+    }
+
+    /** The excess of the charges still open and still in the window. */
+    long openExcess(long nowMillis) {
+        expire(nowMillis);
+        return openExcess;
     }
 
     long sum(long nowMillis) {
@@ -156,7 +176,10 @@ final class SlidingWindowLedger {
     private void expire(long nowMillis) {
         long horizon = nowMillis - windowMillis;
         while (!entries.isEmpty() && entries.peekFirst().at <= horizon) {
-            sum -= entries.pollFirst().amount;
+            Entry gone = entries.pollFirst();
+            sum -= gone.amount;
+            openExcess -= gone.excess;
+            gone.excess = 0;
         }
     }
 }

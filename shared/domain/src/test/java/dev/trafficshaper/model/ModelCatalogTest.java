@@ -16,6 +16,8 @@ class ModelCatalogTest {
         assertThat(nova.modelId()).isEqualTo("amazon.nova-lite-v1:0");
         assertThat(nova.quota().tpm()).isEqualTo(4_000_000);
         assertThat(nova.pacer().targetUtilization()).isEqualTo(0.95);
+        assertThat(nova.pacer().headroom()).as("headroom is on unless switched off").isTrue();
+        assertThat(nova.pacer().headroomCeiling()).isEqualTo(1.0);
         assertThat(ModelCatalog.defaults().require("claude-sonnet").quota().outputBurndown()).isEqualTo(5);
     }
 
@@ -27,7 +29,7 @@ class ModelCatalogTest {
                   "media": {"pixelsPerImageToken": 500, "maxTokensPerImage": 900, "tokensPerDocumentPage": 1200},
                   "quotas": {"tpm": 100, "rpm": 10, "inputTpm": 80, "outputTpm": 20, "outputBurndown": 3},
                   "maxTokens": 50, "maxInputTokens": 60, "targetUtilization": 0.9, "shards": 2,
-                  "defaultDeadlineSeconds": 10, "maxDeadlineSeconds": 20,
+                  "defaultDeadlineSeconds": 10, "maxDeadlineSeconds": 20, "headroom": false, "headroomCeiling": 0.97,
                   "lanes": {"interactiveReserve": 0.2, "bulkCap": 0.6}, "tenantCaps": {"t1": 0.5}}}}
                 """);
 
@@ -35,6 +37,8 @@ class ModelCatalogTest {
         assertThat(m.backend()).isEqualTo(Backend.INVOKE_MODEL);
         assertThat(m.quota()).isEqualTo(new Quota(100, 10, 80, 20, 3));
         assertThat(m.pacer().bulkShareUnderContention()).isEqualTo(0.6);
+        assertThat(m.pacer().headroom()).isFalse();
+        assertThat(m.pacer().headroomCeiling()).isEqualTo(0.97);
         assertThat(m.pacer().tenantCaps()).containsEntry("t1", 0.5);
         assertThat(m.shards()).isEqualTo(2);
         assertThat(m.nativeBody()).contains(NativeBody.LLAMA);
@@ -48,13 +52,15 @@ class ModelCatalogTest {
     @Test
     void reportsEveryProblemWithItsPath() {
         assertThatThrownBy(() -> ModelCatalog.parse("""
-                {"models": {"m": {"quotas": {"tpm": -1}, "shards": 0, "targetUtilization": 1.5, "colour": "red"}}}
+                {"models": {"m": {"quotas": {"tpm": -1}, "shards": 0, "targetUtilization": 1.5, "colour": "red",
+                  "headroom": "yes"}}}
                 """))
                 .isInstanceOfSatisfying(InvalidModelsFileException.class, e -> assertThat(e.problems()).contains(
                         "models.m.modelId: required",
                         "models.m.quotas.tpm: must be an integer >= 0, was -1",
                         "models.m.shards: must be an integer >= 1, was 0",
-                        "models.m.targetUtilization: must be a number in (0, 1], was 1.5")
+                        "models.m.targetUtilization: must be a number in (0, 1], was 1.5",
+                        "models.m.headroom: must be true or false, was \"yes\"")
                         .anyMatch(p -> p.startsWith("models.m.colour: unknown field")));
     }
 

@@ -20,10 +20,10 @@ class PacerPropertiesTest {
     private static final Quota QUOTA = Quota.tokensPerMinute(1_000_000).withOutputBurndown(2);
 
     @Property(tries = 60)
-    void noSixtySecondWindowSpendsMoreThanTheTarget(
+    void withHeadroomOffNoSixtySecondWindowSpendsMoreThanTheTarget(
             @ForAll("workloads") List<PacedRun.Request> requests,
             @ForAll @DoubleRange(min = 0.5, max = 1.0) double target) {
-        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(target).minimumTarget(0.5).build());
+        Pacer pacer = Pacer.create(QUOTA, strict(target));
 
         List<PacedRun.Admitted> admitted = PacedRun.run(pacer, requests);
 
@@ -31,12 +31,12 @@ class PacerPropertiesTest {
     }
 
     @Property(tries = 500)
-    void handoffsNeverLetPredecessorAndSuccessorTogetherExceedTheTarget(
+    void withHeadroomOffHandoffsNeverLetPredecessorAndSuccessorTogetherExceedTheTarget(
             @ForAll("workloads") List<PacedRun.Request> requests,
             @ForAll("quotas") Quota quota,
             @ForAll @DoubleRange(min = 0.5, max = 1.0) double target,
             @ForAll("handoffs") List<PacedRun.Handoff> handoffs) {
-        Pacer pacer = Pacer.create(quota, PacerSettings.builder().targetUtilization(target).minimumTarget(0.5).build());
+        Pacer pacer = Pacer.create(quota, strict(target));
 
         List<PacedRun.Admitted> admitted = PacedRun.run(pacer, requests, handoffs);
 
@@ -80,6 +80,10 @@ class PacerPropertiesTest {
         long allowance = Math.round(QUOTA.tpm() / 60_000.0 * DimensionBudget.LATENESS_MICROS / 1_000.0);
         assertThat(burst).isLessThanOrEqualTo(allowance + 100);
         assertThat(pacer.snapshot(probeAt).windowSums().values()).allMatch(sum -> sum >= 0);
+    }
+
+    private static PacerSettings strict(double target) {
+        return PacerSettings.builder().targetUtilization(target).minimumTarget(0.5).headroom(false).build();
     }
 
     private static Candidate probe(int i) {

@@ -1,0 +1,159 @@
+package dev.trafficshaper.pacing;
+
+import java.util.ArrayDeque;
+
+/**
+ * What the real meter gives beyond the strict bound, learnt by probing: how much of the open calls'
+ * unused reservation it forgives, and how far above the target the pacer may spend.
+ *
+ * <p>Why: the strict bound counts every open call at its whole reservation ({@code input +
+ * maxTokens × burndown}) until it settles, and spends only the target share of the quota. That is
+ * safe whatever the meter, but a token bucket refunded at settlement does not hold an open call's
+ * unused allowance against the calls after it once the bucket has room, and a meter is not
+ * throttling at 95% of its quota. The SDK's adaptive retry finds such room by being throttled; the
+ * pacer finds it the same way, within a budget of extra calls, and gives it back at once when the
+ * meter says no.
+ *
+ * <p>Two quantities, both zero at the start (the strict bound, bit for bit):
+ * <pre>
+ *   forgiveness f ∈ [0, 1]: the window counts an open call at reservation − f × (reservation − expected)
+ *   lift        l ∈ [0, ceiling − target]: the pacer spends (target + l) of the quota
+ *
+ *   every 10 s while backlogged, with no throttle in that time and room in the budget:
+ *       f' = min(1, f + 1/8)           while the window is what holds the queue back
+ *       l' = min(ceiling − target, l + 0.01)   otherwise, or once f = 1
+ *   on a throttle while f > 0 or l > 0:  f' = f / 2, l' = l / 2 (below 1/64 of a step: 0)
+ *   budget: throttles over the last 10 minutes stay under 1% of the calls admitted in them;
+ *           when a throttle would break it, f and l fall to 0 until there is room again
+ * </pre>
+ *
+ * A throttle while nothing is being probed is not the probe's: it goes to {@link ThrottleFeedback}
+ * as before. Load states: <b>strict</b> (f = l = 0: fresh, switched off, or out of budget);
+ * <b>probing</b> (stepping up every 10 s); <b>settled</b> (holding what the meter allowed, stepping
+ * again 10 s after each back-off).
+ */
+final class Headroom {
+
+    static final long STEP_MILLIS = 10_000;
+    static final double FORGIVENESS_STEP = 1.0 / 8;
+    static final double LIFT_STEP = 0.01;
+    static final long BUDGET_WINDOW_MILLIS = 600_000;
+    static final double BUDGET_SHARE = 0.01;
+    private static final long BUCKET_MILLIS = 10_000;
+    private static final int BUCKETS = (int) (BUDGET_WINDOW_MILLIS / BUCKET_MILLIS);
+
+    private final boolean enabled;
+    private final double maxLift;
+    private double forgiveness;
+    private double lift;
+    private long lastChangeAt = Long.MIN_VALUE;
+    private final long[] admissions = new long[BUCKETS];
+    private final long[] bucketStart = new long[BUCKETS];
+    private final ArrayDeque<Long> throttles = new ArrayDeque<>();
+    private long probeThrottles;
+
+    Headroom(PacerSettings settings) {
+        this.enabled = settings.headroom();
+        this.maxLift = Math.max(0.0, settings.headroomCeiling() - settings.targetUtilization());
+    }
+
+    double forgiveness() {
+        return forgiveness;
+    }
+
+    double lift() {
+        return lift;
+    }
+
+    boolean probing() {
+        return forgiveness > 0 || lift > 0;
+    }
+
+    /** Throttles that came while probing: the extra calls headroom cost. */
+    long probeThrottles() {
+        return probeThrottles;
+    }
+
+    void admitted(long nowMillis) {
+        int index = bucketIndex(nowMillis);
+        long start = Math.floorDiv(nowMillis, BUCKET_MILLIS) * BUCKET_MILLIS;
+        if (bucketStart[index] != start) {
+            bucketStart[index] = start;
+            admissions[index] = 0;
+        }
+        admissions[index]++;
+    }
+
+    /** The queue waits: step up if the last change is a step old and the budget has room. */
+    void backlogged(boolean windowBinds, long nowMillis) {
+        if (!enabled || (lastChangeAt != Long.MIN_VALUE && nowMillis - lastChangeAt < STEP_MILLIS)) {
+            return;
+        }
+        if (lastChangeAt == Long.MIN_VALUE) {
+            lastChangeAt = nowMillis; // the first backlog starts the clock: probing begins a step later
+            return;
+        }
+        if (!budgetHasRoom(nowMillis)) {
+            return;
+        }
+        if (windowBinds && forgiveness < 1.0) {
+            forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
+        } else if (lift < maxLift) {
+            lift = Math.min(maxLift, lift + LIFT_STEP);
+        } else if (forgiveness < 1.0) {
+            forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
+        }
+        lastChangeAt = nowMillis;
+    }
+
+    /**
+     * Bedrock throttled an admitted call. Returns whether the probe takes the blame (the caller then
+     * leaves the target alone); a throttle while strict is the target's to answer.
+     */
+    boolean throttled(long nowMillis) {
+        if (!probing()) {
+            return false;
+        }
+        probeThrottles++;
+        throttles.addLast(nowMillis);
+        forgiveness = halve(forgiveness, FORGIVENESS_STEP);
+        lift = halve(lift, LIFT_STEP);
+        if (!budgetHasRoom(nowMillis)) {
+            forgiveness = 0;
+            lift = 0;
+        }
+        lastChangeAt = nowMillis;
+        return true;
+    }
+
+    void restore(double learntForgiveness, double learntLift) {
+        if (!enabled) {
+            return;
+        }
+        forgiveness = Math.max(0.0, Math.min(1.0, learntForgiveness));
+        lift = Math.max(0.0, Math.min(maxLift, learntLift));
+    }
+
+    private boolean budgetHasRoom(long nowMillis) {
+        while (!throttles.isEmpty() && throttles.peekFirst() <= nowMillis - BUDGET_WINDOW_MILLIS) {
+            throttles.pollFirst();
+        }
+        long calls = 0;
+        long oldest = Math.floorDiv(nowMillis - BUDGET_WINDOW_MILLIS, BUCKET_MILLIS) * BUCKET_MILLIS;
+        for (int i = 0; i < BUCKETS; i++) {
+            if (bucketStart[i] > oldest) {
+                calls += admissions[i];
+            }
+        }
+        return throttles.size() + 1 <= BUDGET_SHARE * calls;
+    }
+
+    private static int bucketIndex(long nowMillis) {
+        return (int) Math.floorMod(Math.floorDiv(nowMillis, BUCKET_MILLIS), (long) BUCKETS);
+    }
+
+    private static double halve(double value, double step) {
+        double half = value / 2;
+        return half < step / 64 ? 0.0 : half;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.trafficshaper.pacing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HeadroomTest {
+
+    private static final PacerSettings ON = PacerSettings.builder().targetUtilization(0.95).build();
+
+    /** A headroom that has admitted {@code calls} calls at time 0. */
+    private static Headroom withCalls(PacerSettings settings, int calls) {
+        Headroom headroom = new Headroom(settings);
+        for (int i = 0; i < calls; i++) {
+            headroom.admitted(0);
+        }
+        return headroom;
+    }
+
+    @Test
+    void startsStrictAndProbesOnlyAStepAfterTheBacklogBegan() {
+        Headroom headroom = withCalls(ON, 200);
+
+        headroom.backlogged(true, 1_000);
+        assertThat(headroom.probing()).isFalse();
+        headroom.backlogged(true, 10_999);
+        assertThat(headroom.probing()).isFalse();
+        headroom.backlogged(true, 11_000);
+        assertThat(headroom.forgiveness()).isEqualTo(Headroom.FORGIVENESS_STEP);
+        assertThat(headroom.lift()).isZero();
+    }
+
+    @Test
+    void forgivesWhileTheWindowBindsAndLiftsTheTargetOtherwiseUpToTheCeiling() {
+        Headroom headroom = withCalls(ON, 500);
+        List<String> trace = new ArrayList<>();
+        headroom.backlogged(true, 0);
+        for (int step = 1; step <= 14; step++) {
+            headroom.backlogged(step > 4, step * 10_000L);
+            trace.add(String.format("%.3f/%.2f", headroom.forgiveness(), headroom.lift()));
+        }
+
+        assertThat(trace).containsExactly("0.000/0.01", "0.000/0.02", "0.000/0.03", "0.000/0.04",
+                "0.125/0.04", "0.250/0.04", "0.375/0.04", "0.500/0.04", "0.625/0.04", "0.750/0.04",
+                "0.875/0.04", "1.000/0.04", "1.000/0.05", "1.000/0.05");
+    }
+
+    @Test
+    void aThrottleWhileProbingHalvesWhatWasLearntAndHoldsForAStep() {
+        Headroom headroom = withCalls(ON, 1_000);
+        headroom.backlogged(true, 0);
+        for (int step = 1; step <= 4; step++) {
+            headroom.backlogged(true, step * 10_000L);
+        }
+        assertThat(headroom.forgiveness()).isEqualTo(0.5);
+
+        assertThat(headroom.throttled(41_000)).as("the probe takes the blame").isTrue();
+        assertThat(headroom.forgiveness()).isEqualTo(0.25);
+        headroom.backlogged(true, 50_999);
+        assertThat(headroom.forgiveness()).isEqualTo(0.25);
+        headroom.backlogged(true, 51_000);
+        assertThat(headroom.forgiveness()).isEqualTo(0.375);
+    }
+
+    @Test
+    void aThrottleWhileStrictIsLeftToTheTarget() {
+        Headroom headroom = withCalls(ON, 1_000);
+
+        assertThat(headroom.throttled(5_000)).isFalse();
+        assertThat(headroom.probeThrottles()).isZero();
+    }
+
+    @Test
+    void withoutRoomInTheBudgetOfExtraCallsItFallsBackToStrictAndWaits() {
+        Headroom headroom = withCalls(ON, 300); // room for 3 throttles in 10 minutes
+        headroom.backlogged(true, 0);
+        long now = 10_000;
+        int throttles = 0;
+        while (now < 600_000) {
+            headroom.backlogged(true, now);
+            if (headroom.probing()) {
+                headroom.throttled(now + 1);
+                throttles++;
+            }
+            now += 10_000;
+        }
+
+        assertThat(throttles).isEqualTo(3);
+        assertThat(headroom.probing()).isFalse();
+    }
+
+    @Test
+    void switchedOffItNeverProbesAndIgnoresALearntState() {
+        Headroom headroom = withCalls(ON.toBuilder().headroom(false).build(), 10_000);
+        headroom.restore(1.0, 0.05);
+        for (long at = 0; at < 600_000; at += 10_000) {
+            headroom.backlogged(true, at);
+        }
+
+        assertThat(headroom.probing()).isFalse();
+    }
+
+    @Test
+    void theLiftStopsAtTheCeiling() {
+        Headroom headroom = withCalls(ON.toBuilder().headroomCeiling(0.97).build(), 1_000);
+        headroom.backlogged(false, 0);
+        for (int step = 1; step <= 10; step++) {
+            headroom.backlogged(false, step * 10_000L);
+        }
+
+        assertThat(headroom.lift()).isCloseTo(0.97 - 0.95, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(headroom.forgiveness()).as("once the lift is at the ceiling, the steps go to forgiveness")
+                .isGreaterThanOrEqualTo(0.875);
+    }
+
+    /**
+     * Calls reserving 10,000 tokens that use 1,000 and stay open 20 s: the strict bound holds every
+     * open one at 10,000, so the window, not the spacing, holds the queue back. With headroom the
+     * pacer learns to count open calls nearer what they use and admits several times as many.
+     */
+    @Test
+    void onTheSameWorkloadTheHeadroomAdmitsMoreThanTheStrictBound() {
+        Quota quota = Quota.tokensPerMinute(600_000);
+        int strict = admittedInTenMinutes(Pacer.create(quota, ON.toBuilder().headroom(false).build()));
+        int learnt = admittedInTenMinutes(Pacer.create(quota, ON));
+
+        // Strict: 20 s of open calls at 10,000 and a minute of settled ones at 1,000 share 570,000.
+        assertThat(strict).isBetween(1_300, 1_450);
+        assertThat(learnt).isGreaterThan(2 * strict);
+    }
+
+    private static int admittedInTenMinutes(Pacer pacer) {
+        List<long[]> open = new ArrayList<>();
+        List<Admission> admissions = new ArrayList<>();
+        long now = 0;
+        int count = 0;
+        while (now < 600_000) {
+            for (int i = open.size() - 1; i >= 0; i--) {
+                if (open.get(i)[0] <= now) {
+                    pacer.settle(admissions.remove(i), TokenUsage.of(500, 500), now);
+                    open.remove(i);
+                }
+            }
+            Candidate next = new Candidate("r" + count, Lane.BULK, "t", TokenUsage.of(500, 9_500), now, Long.MAX_VALUE);
+            Decision decision = pacer.decide(List.of(next), now);
+            if (decision instanceof Decision.Admit admit) {
+                admissions.add(admit.admission());
+                open.add(new long[] {now + 20_000});
+                count++;
+            } else {
+                long wake = ((Decision.WaitUntil) decision).atMillis();
+                long settleAt = open.stream().mapToLong(o -> o[0]).min().orElse(Long.MAX_VALUE);
+                now = Math.max(now + 1, Math.min(wake, settleAt));
+            }
+        }
+        return count;
+    }
+}
