@@ -63,6 +63,11 @@ final class SimulateCommand implements Callable<Integer> {
                     + " crash half-way through the arrivals).")
     String deployment;
 
+    @Option(names = "--headroom", paramLabel = "on|off",
+            description = "The shaper's headroom: on (the production default) or off (the strict bound)"
+                    + " (default: the scenario's).")
+    String headroom;
+
     @Override
     public Integer call() {
         Scenario chosen;
@@ -76,6 +81,9 @@ final class SimulateCommand implements Callable<Integer> {
             }
             if (deployment != null) {
                 chosen = withDeployment(chosen, deployment);
+            }
+            if (headroom != null) {
+                chosen = withHeadroom(chosen, headroom);
             }
             if (burstAllowance != null || throttledChargeFactor != null) {
                 Leniency l = chosen.leniency();
@@ -119,6 +127,16 @@ final class SimulateCommand implements Callable<Integer> {
         System.out.println();
         System.out.println("wrote " + dir.resolve("result.json") + ", delivered-per-minute.png, queue-depth.png");
         return 0;
+    }
+
+    /** The scenario with its shaper's headroom switched {@code on} or {@code off}. */
+    static Scenario withHeadroom(Scenario scenario, String value) {
+        boolean on = switch (value) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("--headroom must be on or off, was '" + value + "'");
+        };
+        return scenario.withShaper(scenario.shaper().toBuilder().headroom(on).build());
     }
 
     /** The scenario with a deployment preset: {@code default} keeps its own, {@code pessimistic} replaces it. */

@@ -1,0 +1,28 @@
+package dev.trafficshaper.loadtest.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
+import dev.trafficshaper.loadtest.scenario.Scenario;
+import org.junit.jupiter.api.Test;
+
+class SimulateCommandTest {
+
+    private final Scenario scenario = BuiltInScenarios.find("seed-burst").orElseThrow();
+
+    @Test
+    void headroomIsOnAsAUserGetsItAndCanBeSwitchedOffForTheStrictBound() {
+        assertThat(scenario.shaper().headroom()).isTrue();
+        assertThat(SimulateCommand.withHeadroom(scenario, "off").shaper().headroom()).isFalse();
+        assertThat(SimulateCommand.withHeadroom(scenario, "on").shaper().headroom()).isTrue();
+        assertThat(SimulateCommand.withHeadroom(scenario, "off").shaper().targetUtilization())
+                .isEqualTo(scenario.shaper().targetUtilization());
+    }
+
+    @Test
+    void anythingElseIsRefusedWithTheChoices() {
+        assertThatThrownBy(() -> SimulateCommand.withHeadroom(scenario, "maybe"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("on or off");
+    }
+}
