@@ -35,7 +35,8 @@ import java.util.Map;
  *       first admissions after an idle period ramp up ({@link SlowStart}).
  *   <li>With headroom on, the pacer probes, within a budget of extra calls, for what the meter
  *       allows beyond that strict bound: how much of the open calls' unused reservation it forgives
- *       and how far above the target it may spend ({@link Headroom}).
+ *       and how far above the target it may spend ({@link Headroom}), and reserves the input that
+ *       settlements show the estimates stand for ({@link InputScale}).
  * </ul>
  *
  * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
@@ -55,6 +56,7 @@ public final class Pacer {
     private final SlowStart slowStart;
     private final OutputShare outputShare = new OutputShare();
     private final Headroom headroom;
+    private final InputScale inputScale = new InputScale();
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -187,7 +189,7 @@ public final class Pacer {
             return new Decision.WaitUntil(wakeAt);
         }
         Candidate chosen = choose(eligible);
-        Charge charge = Charge.reservation(quota, chosen.expected());
+        Charge charge = Charge.reservation(quota, reserved(chosen.expected()));
         double target = target(nowMillis);
         double forgiveness = headroom.forgiveness();
         long start = nowMillis;
@@ -210,6 +212,7 @@ public final class Pacer {
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
         admission.close();
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
+        inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         correct(admission, Charge.settlement(quota, actual), nowMillis);
     }
 
@@ -233,7 +236,12 @@ public final class Pacer {
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
     public double normalizedCost(TokenUsage expected) {
-        return normalize(Charge.reservation(quota, expected));
+        return normalize(Charge.reservation(quota, reserved(expected)));
+    }
+
+    /** What to reserve for a call estimated as {@code expected}: with headroom on, the input as learnt. */
+    private TokenUsage reserved(TokenUsage expected) {
+        return settings.headroom() ? inputScale.reserve(expected) : expected;
     }
 
     public PacerSnapshot snapshot(long nowMillis) {
@@ -278,7 +286,7 @@ public final class Pacer {
 
     private Admission admit(Candidate candidate, Charge charge, double target, long nowMillis) {
         double rateShare = target * slowStart.factorForAdmission(nowMillis);
-        Charge spacing = Charge.reservation(quota, outputShare.spaced(candidate.expected()));
+        Charge spacing = Charge.reservation(quota, outputShare.spaced(reserved(candidate.expected())));
         SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
         long[] spaced = new long[budgets.length];
         for (int i = 0; i < budgets.length; i++) {
