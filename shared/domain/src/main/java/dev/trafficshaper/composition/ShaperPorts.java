@@ -267,7 +267,6 @@ public final class ShaperPorts {
             require(missing, "wake", wake);
             require(missing, "callback", callback);
             require(missing, "events", events);
-            require(missing, "webhooks", webhooks);
             require(missing, "webhookSecret", webhookSecret);
             require(missing, "metrics", metrics);
             require(missing, "handoff", handoff);
