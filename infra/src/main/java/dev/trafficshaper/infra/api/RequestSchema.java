@@ -1,7 +1,7 @@
 package dev.trafficshaper.infra.api;
 
 import dev.trafficshaper.infra.config.ModelsConfiguration;
-import dev.trafficshaper.request.Identifiers;
+import dev.trafficshaper.submission.RequestIds;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +27,8 @@ import software.amazon.awscdk.services.apigateway.JsonSchemaVersion;
  */
 public final class RequestSchema {
 
-    public static final String REQUEST_ID_PATTERN = "^[A-Za-z0-9._:-]{1," + Identifiers.MAX_LENGTH + "}$";
+    /** {@link RequestIds}: unreserved URL characters; the function also refuses {@code .} and {@code ..}. */
+    public static final String REQUEST_ID_PATTERN = "^[A-Za-z0-9._~-]{1," + RequestIds.MAX_LENGTH + "}$";
     public static final String PRIORITY_PATTERN = "^(interactive|bulk)$";
     /** InvokeModel's tier header, at the top level (the other shapes name it in their body). */
     public static final String SERVICE_TIER_PATTERN = "^(default|priority|flex|reserved)$";
