@@ -183,6 +183,17 @@ class LocalServerMalformedIT {
     }
 
     @Test
+    void aRequestIdOfEveryAllowedCharacterIsServedAtItsStatusUrl() {
+        String id = "A.z_0~-9...";
+        Api.Answer submitted = api.submit(Api.body("small", "\"requestId\":\"" + id + "\",", "hi", 100));
+
+        assertThat(submitted.status()).as(submitted.raw().body()).isEqualTo(202);
+        String statusUrl = submitted.json().path("statusUrl").asText();
+        assertThat(statusUrl).isEqualTo(server.baseUri() + "/v1/requests/" + id);
+        assertThat(api.get(java.net.URI.create(statusUrl).getRawPath()).json().path("requestId").asText()).isEqualTo(id);
+    }
+
+    @Test
     void jsonWithACharsetParameterIsAccepted() throws IOException {
         String body = Api.body("small", "\"requestId\":\"c-1\",", "hi", 100);
         Answer answer = exchange(post("Content-Type: Application/JSON; charset=UTF-8\r\n", body)

@@ -15,7 +15,7 @@ import software.amazon.awscdk.services.apigateway.JsonSchemaVersion;
  * never refuses a body the function would accept and refuses early what the function would
  * refuse for a reason the schema can see: a missing or unknown field, a wrong type, an unknown
  * model, a priority other than {@code interactive}/{@code bulk}, a request id outside
- * {@code [A-Za-z0-9._:-]{1,128}}, a callback that is not https, no body or more than one of the
+ * {@code [A-Za-z0-9._~-]{1,128}}, a callback that is not https, no body or more than one of the
  * five body keys ({@code converse}, {@code invokeModel}, {@code chatCompletions},
  * {@code responses}, {@code messages}), and within the body an empty message list or a missing
  * output limit where the shape has only one name for it.
