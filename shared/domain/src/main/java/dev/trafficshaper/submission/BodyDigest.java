@@ -18,7 +18,9 @@ import java.util.Map;
  * submitted body in a canonical form (object members sorted by name at every depth, no
  * whitespace), so that a client re-serialising the same request with its keys in another order or
  * other spacing still gets the request it made, and any change of value is a conflict. Numbers
- * keep the form they came in ({@code 1} and {@code 1.0} differ).
+ * keep the form they came in ({@code 1} and {@code 1.0} differ). The top-level {@code requestId}
+ * is left out: it is the key the digest is stored under, and a client that first let the shaper
+ * choose the id may re-post the same request naming it.
  */
 public final class BodyDigest {
 
@@ -27,10 +29,15 @@ public final class BodyDigest {
     private BodyDigest() {
     }
 
-    /** Lowercase hex SHA-256 of the canonical form of {@code body}. */
+    /** Lowercase hex SHA-256 of the canonical form of {@code body}, without its top-level {@code requestId}. */
     public static String of(JsonNode body) {
+        JsonNode keyed = body;
+        if (body.isObject() && body.has("requestId")) {
+            keyed = body.deepCopy();
+            ((ObjectNode) keyed).remove("requestId");
+        }
         try {
-            byte[] canonical = JSON.writeValueAsBytes(canonical(body));
+            byte[] canonical = JSON.writeValueAsBytes(canonical(keyed));
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
         } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);

@@ -248,7 +248,10 @@ class SubmissionParserTest {
         String changed = parse("{\"model\": \"nova-lite\", \"requestId\": \"d1\", \"converse\": "
                 + CONVERSE.replace("Hello", "Hullo") + "}").bodyDigest();
 
+        String withoutId = parse("{\"model\": \"nova-lite\", \"converse\": " + CONVERSE + "}").bodyDigest();
+
         assertThat(reordered).isEqualTo(a).matches("[0-9a-f]{64}");
+        assertThat(withoutId).as("the id is the key, not part of the request").isEqualTo(a);
         assertThat(changed).isNotEqualTo(a);
     }
 
