@@ -31,6 +31,26 @@ public final class ApiResponses {
         return json(status, body.toString());
     }
 
+    /** A request header by name, in any case; null when absent. */
+    public static String header(APIGatewayProxyRequestEvent event, String name) {
+        if (event.getHeaders() != null) {
+            for (Map.Entry<String, String> header : event.getHeaders().entrySet()) {
+                if (header.getKey() != null && header.getKey().equalsIgnoreCase(name)) {
+                    return header.getValue();
+                }
+            }
+        }
+        if (event.getMultiValueHeaders() != null) {
+            for (Map.Entry<String, java.util.List<String>> header : event.getMultiValueHeaders().entrySet()) {
+                if (header.getKey() != null && header.getKey().equalsIgnoreCase(name) && header.getValue() != null
+                        && !header.getValue().isEmpty()) {
+                    return header.getValue().get(0);
+                }
+            }
+        }
+        return null;
+    }
+
     /**
      * The tenant: the IAM principal API Gateway authenticated (SigV4). Never a header a caller
      * could set. Empty when the request did not come through IAM authorization.

@@ -104,6 +104,17 @@ public final class Shaper {
         return new Shaper(env, clients, dispatch, wake);
     }
 
+    /**
+     * Where {@code statusUrl}s point: {@code SHAPER_API_BASE_URL} (the API's public base, e.g. a
+     * custom domain) when set, else nothing, and the {@code statusUrl} is the path alone. Never
+     * taken from the request's {@code Host} header, which the caller controls.
+     */
+    public String statusUrl(String requestId) {
+        String base = env.optional("SHAPER_API_BASE_URL").map(url -> url.endsWith("/") ? url.substring(0,
+                url.length() - 1) : url).orElse("");
+        return base + "/v1/requests/" + requestId;
+    }
+
     public static Shaper fromEnvironment() {
         return new Shaper(ShaperEnvironment.system(), Clients.defaults());
     }

@@ -343,6 +343,9 @@ class RequestLifecycleIT {
     private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
         APIGatewayProxyRequestEvent event = new APIGatewayProxyRequestEvent().withHttpMethod(method).withPath(path)
                 .withBody(body).withIsBase64Encoded(false);
+        if (body != null) {
+            event.setHeaders(Map.of("content-type", "application/json; charset=utf-8"));
+        }
         if (id != null) {
             event.setPathParameters(Map.of("id", id));
         }

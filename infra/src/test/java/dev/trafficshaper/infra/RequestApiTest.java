@@ -52,7 +52,7 @@ class RequestApiTest {
                         "properties", Match.objectLike(Map.of(
                                 "model", Map.of("type", "string", "enum", List.of("nova-lite", "claude-sonnet")),
                                 "requestId", Map.of("type", List.of("string", "null"),
-                                        "pattern", "^[A-Za-z0-9._:-]{1,128}$"),
+                                        "pattern", "^[A-Za-z0-9._~-]{1,128}$"),
                                 "deadlineSeconds", Map.of("type", List.of("integer", "null"), "minimum", 1,
                                         "maximum", 3600)))))));
     }

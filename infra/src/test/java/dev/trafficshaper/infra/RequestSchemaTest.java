@@ -44,7 +44,7 @@ class RequestSchemaTest {
     static Stream<Arguments> bodies() {
         return Stream.of(
                 body(Verdict.ACCEPTED, "the minimum", "{\"model\": \"nova-lite\", \"converse\": " + converse(10) + "}"),
-                body(Verdict.ACCEPTED, "every field", "{\"requestId\": \"order-42.v1:retry_3\", \"model\": \"claude-sonnet\","
+                body(Verdict.ACCEPTED, "every field", "{\"requestId\": \"order-42.v1~retry_3\", \"model\": \"claude-sonnet\","
                         + " \"priority\": \"bulk\", \"deadlineSeconds\": 3600, \"callbackUrl\": \"https://hooks.example.com/s\","
                         + " \"converse\": " + converse(64000) + "}"),
                 body(Verdict.ACCEPTED, "a 128-character request id", submission("\"requestId\": \"" + "a".repeat(128) + "\"")),
@@ -61,6 +61,8 @@ class RequestSchemaTest {
                 body(Verdict.REFUSED_AT_THE_EDGE, "a model that is not a string", "{\"model\": 7, \"converse\": " + converse(10) + "}"),
                 body(Verdict.REFUSED_AT_THE_EDGE, "an unknown field", submission("\"deadline\": 60")),
                 body(Verdict.REFUSED_AT_THE_EDGE, "a request id with a slash", submission("\"requestId\": \"a/b\"")),
+                body(Verdict.REFUSED_AT_THE_EDGE, "a request id with a colon", submission("\"requestId\": \"a:b\"")),
+                body(Verdict.REFUSED_BY_THE_FUNCTION, "a request id of ..", submission("\"requestId\": \"..\"")),
                 body(Verdict.REFUSED_AT_THE_EDGE, "a 129-character request id", submission("\"requestId\": \"" + "a".repeat(129) + "\"")),
                 body(Verdict.REFUSED_AT_THE_EDGE, "an empty request id", submission("\"requestId\": \"\"")),
                 body(Verdict.REFUSED_AT_THE_EDGE, "a numeric request id", submission("\"requestId\": 42")),

@@ -50,6 +50,11 @@ public final class LocalMain implements Callable<Integer> {
             description = "Interface to listen on (default: ${DEFAULT-VALUE}, this machine only).")
     String host;
 
+    @Option(names = "--public-url", paramLabel = "URL",
+            description = "Base of every statusUrl the API answers (e.g. a proxy in front); default: the address"
+                    + " it listens on. Never taken from the request's Host header.")
+    URI publicUrl;
+
     @Option(names = "--models", paramLabel = "FILE",
             description = "Models file (JSON); default: the built-in set (nova-lite at 4M TPM, a Claude-class model).")
     Path models;
@@ -179,7 +184,11 @@ public final class LocalMain implements Callable<Integer> {
                     .webhookSecret((webhookSecret == null ? DEFAULT_WEBHOOK_SECRET : webhookSecret)
                             .getBytes(StandardCharsets.UTF_8))
                     .build();
-            LocalServer server = LocalServer.start(runtime, new InetSocketAddress(host, port));
+            LocalServer.Options options = new LocalServer.Options(new InetSocketAddress(host, port));
+            if (publicUrl != null) {
+                options.publicBaseUri(publicUrl);
+            }
+            LocalServer server = LocalServer.start(runtime, options);
             return new Running(server, runtime, simulator, endpoint);
         } catch (RuntimeException e) {
             if (runtime != null) {

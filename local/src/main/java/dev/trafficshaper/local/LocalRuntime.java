@@ -60,8 +60,9 @@ public final class LocalRuntime implements AutoCloseable {
     private final ShaperServices services;
     private final ExecutorService drainers = Executors.newCachedThreadPool(DaemonThreads.factory("shaper-drainer"));
     private final ExecutorService invokers;
-    private final ExecutorService deliveries = Executors.newFixedThreadPool(4,
-            DaemonThreads.factory("shaper-delivery"));
+    private final ExecutorService deliveries = Executors.newCachedThreadPool(DaemonThreads.factory("shaper-delivery"));
+    /** Two webhooks in flight per receiver: a slow receiver delays only its own. */
+    private final ReceiverLanes receivers = new ReceiverLanes(deliveries, 2);
     private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.factory("shaper-safety-net"));
     private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
@@ -185,9 +186,12 @@ public final class LocalRuntime implements AutoCloseable {
         invokers.execute(() -> services.invocations().process(requestId));
     }
 
-    /** The workflow's resume: the Deliver state's webhook and event, then the listener. */
+    /**
+     * The workflow's resume: the Deliver state's webhook and event, then the listener; queued in
+     * the lane of the request's receiver ({@link ReceiverLanes}).
+     */
     private void deliver(RequestRecord record) {
-        deliveries.execute(() -> {
+        receivers.submit(ReceiverLanes.receiverOf(record.callbackUrl()), () -> {
             try {
                 listener.delivered(record, services.notifier().deliver(record));
             } catch (InterruptedException e) {

@@ -61,12 +61,17 @@ class LocalRuntimeOnDynamoDbIT {
             assertThat(accepted.status()).as(accepted.raw().body()).isEqualTo(202);
             ids.add(accepted.json().get("requestId").asText());
         }
-        Api.Answer repeated = api.submit(Api.body("nova-lite", "\"requestId\":\"" + ids.get(0) + "\",", "again", 100));
+        Api.Answer repeated = api.submit(Api.body("nova-lite", "\"requestId\":\"" + ids.get(0) + "\",",
+                "hello number 0", 100));
+        Api.Answer conflicting = api.submit(Api.body("nova-lite", "\"requestId\":\"" + ids.get(0) + "\",", "again",
+                100));
 
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                 .until(() -> ids.stream().allMatch(id -> api.status(id, null).status() != 202));
 
-        assertThat(repeated.status()).isEqualTo(202);
+        assertThat(repeated.status()).as("the same body again, under the id it was given").isEqualTo(202);
+        assertThat(conflicting.status()).as("another body under that id").isEqualTo(409);
+        assertThat(conflicting.json().path("field").asText()).isEqualTo("requestId");
         assertThat(repeated.json().get("requestId").asText()).isEqualTo(ids.get(0));
         for (String id : ids) {
             Api.Answer status = api.status(id, null);
@@ -79,6 +84,7 @@ class LocalRuntimeOnDynamoDbIT {
                 TableKeys.PK, AttributeValue.fromS(TableKeys.requestPk(ids.get(0))),
                 TableKeys.SK, AttributeValue.fromS(TableKeys.STATUS_SK)))).item();
         assertThat(stored.get("state").s()).as("the status item in the table").isEqualTo("SUCCEEDED");
+        assertThat(stored.get("bodyDigest").s()).matches("[0-9a-f]{64}");
         assertThat(runtime.queueDepth("nova-lite")).isZero();
     }
 }

@@ -190,15 +190,15 @@ class LocalServerValidationIT {
     }
 
     @Test
-    void repeatedRequestIdReturnsTheFirstRequest() {
-        Api.Answer first = api.submit(Api.body("small", "\"requestId\":\"same-1\",\"priority\":\"bulk\",", "hold first",
-                100));
-        Api.Answer again = api.submit(Api.body("small", "\"requestId\":\"same-1\",", "second", 200));
+    void repeatedRequestIdWithTheSameBodyReturnsTheFirstRequest() {
+        String body = Api.body("small", "\"requestId\":\"same-1\",\"priority\":\"bulk\",", "hold first", 100);
+        Api.Answer first = api.submit(body);
+        Api.Answer again = api.submit(body.replace(",", ", "));
 
         assertThat(first.status()).isEqualTo(202);
         assertThat(first.json().path("requestId").asText()).isEqualTo("same-1");
         assertThat(first.json().path("status").asText()).isEqualTo("QUEUED");
-        assertThat(first.json().path("statusUrl").asText()).endsWith("/v1/requests/same-1");
+        assertThat(first.json().path("statusUrl").asText()).isEqualTo(server.baseUri() + "/v1/requests/same-1");
         assertThat(again.status()).isEqualTo(202);
         assertThat(again.json().path("requestId").asText()).isEqualTo("same-1");
         assertThat(again.json().path("statusUrl").asText()).isEqualTo(first.json().path("statusUrl").asText());
@@ -206,11 +206,27 @@ class LocalServerValidationIT {
 
         model.release();
         JsonNode done = awaitTerminal("same-1", null);
-        Api.Answer afterwards = api.submit(Api.body("small", "\"requestId\":\"same-1\",", "third", 300));
+        Api.Answer afterwards = api.submit(body);
 
         assertThat(done.path("status").asText()).isEqualTo("SUCCEEDED");
         assertThat(afterwards.status()).isEqualTo(202);
         assertThat(afterwards.json().path("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(model.calls()).hasSize(1);
+        assertThat(model.calls().get(0)).contains("hold first");
+    }
+
+    @Test
+    void repeatedRequestIdWithAnotherBodyIsAConflictAndChangesNothing() {
+        api.submit(Api.body("small", "\"requestId\":\"same-2\",", "hold first", 100));
+
+        Api.Answer other = api.submit(Api.body("small", "\"requestId\":\"same-2\",", "something else", 100));
+
+        assertThat(other.status()).as(other.raw().body()).isEqualTo(409);
+        assertThat(other.header("Content-Type")).isEqualTo("application/json");
+        assertThat(other.json().path("field").asText()).isEqualTo("requestId");
+        assertThat(other.json().path("error").asText()).contains("different body");
+        model.release();
+        awaitTerminal("same-2", null);
         assertThat(model.calls()).hasSize(1);
         assertThat(model.calls().get(0)).contains("hold first");
     }

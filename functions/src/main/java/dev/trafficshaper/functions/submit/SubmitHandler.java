@@ -13,6 +13,8 @@ import dev.trafficshaper.lifecycle.SubmissionRefusedException;
 import dev.trafficshaper.lifecycle.SubmissionService;
 import dev.trafficshaper.lifecycle.TicketJson;
 import dev.trafficshaper.submission.InvalidSubmissionException;
+import dev.trafficshaper.submission.JsonContentType;
+import dev.trafficshaper.submission.UnsupportedContentTypeException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,7 +27,7 @@ import software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 
 /**
- * {@code POST /v1/requests}: validates and stores the body (nothing is stored for a 400, 409 or
+ * {@code POST /v1/requests}: validates and stores the body (nothing is stored for a 400, 409, 415 or
  * 429), then starts the request's execution. The execution name is derived from the tenant and the
  * request id, so a repeated submission cannot start a second execution: Step Functions refuses a
  * duplicate name, and the caller gets the same request id back.
@@ -52,6 +54,11 @@ public final class SubmitHandler
             if (tenant.isEmpty()) {
                 return ApiResponses.error(403, "the request must be signed (IAM authorization)", null);
             }
+            try {
+                JsonContentType.require(ApiResponses.header(event, "Content-Type"));
+            } catch (UnsupportedContentTypeException e) {
+                return ApiResponses.error(415, e.getMessage(), "Content-Type");
+            }
             byte[] body = event.getBody() == null ? new byte[0] : Boolean.TRUE.equals(event.getIsBase64Encoded())
                     ? Base64.getDecoder().decode(event.getBody()) : event.getBody().getBytes(StandardCharsets.UTF_8);
             try {
@@ -63,7 +70,7 @@ public final class SubmitHandler
                     status = accepted.existing().state().name();
                 }
                 ObjectNode response = Json.MAPPER.createObjectNode().put("requestId", accepted.requestId())
-                        .put("status", status).put("statusUrl", "/v1/requests/" + accepted.requestId());
+                        .put("status", status).put("statusUrl", shaper.statusUrl(accepted.requestId()));
                 return ApiResponses.json(202, response.toString());
             } catch (InvalidSubmissionException e) {
                 return ApiResponses.error(400, e.getMessage(), e.field());

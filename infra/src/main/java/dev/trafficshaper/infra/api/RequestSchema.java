@@ -1,7 +1,7 @@
 package dev.trafficshaper.infra.api;
 
 import dev.trafficshaper.infra.config.ModelsConfiguration;
-import dev.trafficshaper.request.Identifiers;
+import dev.trafficshaper.submission.RequestIds;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +15,7 @@ import software.amazon.awscdk.services.apigateway.JsonSchemaVersion;
  * never refuses a body the function would accept and refuses early what the function would
  * refuse for a reason the schema can see: a missing or unknown field, a wrong type, an unknown
  * model, a priority other than {@code interactive}/{@code bulk}, a request id outside
- * {@code [A-Za-z0-9._:-]{1,128}}, a callback that is not https, no body or more than one of the
+ * {@code [A-Za-z0-9._~-]{1,128}}, a callback that is not https, no body or more than one of the
  * five body keys ({@code converse}, {@code invokeModel}, {@code chatCompletions},
  * {@code responses}, {@code messages}), and within the body an empty message list or a missing
  * output limit where the shape has only one name for it.
@@ -27,7 +27,8 @@ import software.amazon.awscdk.services.apigateway.JsonSchemaVersion;
  */
 public final class RequestSchema {
 
-    public static final String REQUEST_ID_PATTERN = "^[A-Za-z0-9._:-]{1," + Identifiers.MAX_LENGTH + "}$";
+    /** {@link RequestIds}: unreserved URL characters; the function also refuses {@code .} and {@code ..}. */
+    public static final String REQUEST_ID_PATTERN = "^[A-Za-z0-9._~-]{1," + RequestIds.MAX_LENGTH + "}$";
     public static final String PRIORITY_PATTERN = "^(interactive|bulk)$";
     /** InvokeModel's tier header, at the top level (the other shapes name it in their body). */
     public static final String SERVICE_TIER_PATTERN = "^(default|priority|flex|reserved)$";

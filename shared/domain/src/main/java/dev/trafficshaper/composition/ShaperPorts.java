@@ -80,7 +80,9 @@ public final class ShaperPorts {
         this.wake = Lazy.of(b.wake);
         this.callback = Lazy.of(b.callback);
         this.events = Lazy.of(b.events);
-        this.webhooks = Lazy.of(b.webhooks);
+        ShaperSettings settings = b.settings;
+        this.webhooks = Lazy.of(b.webhooks != null ? b.webhooks
+                : () -> new HttpWebhookTransport(WEBHOOK_TIMEOUT, settings.callbacks()));
         this.webhookSecret = Lazy.of(b.webhookSecret);
         this.metrics = Lazy.of(b.metrics);
         this.handoff = Lazy.of(b.handoff);
@@ -207,7 +209,7 @@ public final class ShaperPorts {
         private Supplier<? extends DrainerWake> wake;
         private Supplier<? extends WorkflowCallback> callback;
         private Supplier<? extends OutcomeEvents> events = () -> OutcomeEvents.NONE;
-        private Supplier<? extends WebhookTransport> webhooks = () -> new HttpWebhookTransport(WEBHOOK_TIMEOUT);
+        private Supplier<? extends WebhookTransport> webhooks;
         private Supplier<byte[]> webhookSecret;
         private Supplier<? extends ShaperMetrics> metrics = () -> ShaperMetrics.NONE;
         private Supplier<? extends PacerHandoff> handoff = StoredPacerHandoff::new;
@@ -233,7 +235,7 @@ public final class ShaperPorts {
         public Builder callback(Supplier<? extends WorkflowCallback> value) { this.callback = value; return this; }
         /** Default: none published. */
         public Builder events(Supplier<? extends OutcomeEvents> value) { this.events = value; return this; }
-        /** Default: the JDK HTTP client with {@link #WEBHOOK_TIMEOUT}. */
+        /** Default: {@link HttpWebhookTransport} with {@link #WEBHOOK_TIMEOUT}, on the settings' callback rules. */
         public Builder webhooks(Supplier<? extends WebhookTransport> value) { this.webhooks = value; return this; }
         public Builder webhookSecret(Supplier<byte[]> value) { this.webhookSecret = value; return this; }
         /** Default: none recorded. */
@@ -265,7 +267,6 @@ public final class ShaperPorts {
             require(missing, "wake", wake);
             require(missing, "callback", callback);
             require(missing, "events", events);
-            require(missing, "webhooks", webhooks);
             require(missing, "webhookSecret", webhookSecret);
             require(missing, "metrics", metrics);
             require(missing, "handoff", handoff);

@@ -3,9 +3,7 @@ package dev.trafficshaper.delivery;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
-import java.net.InetAddress;
 import java.net.URI;
-import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -111,23 +109,19 @@ public final class Notifier {
         return new Delivery(record.requestId(), true, maxAttempts, -1, lastError);
     }
 
-    /** Re-checks the target at delivery time, on every address its name resolves to now. */
+    /**
+     * Re-checks the target at delivery time, on every address its name resolves to now; the
+     * transport checks once more and connects to the address it checked.
+     */
     private Optional<String> refusal(URI target) {
         try {
-            callbacks.check(target.toString());
-            for (InetAddress address : InetAddress.getAllByName(target.getHost())) {
-                Optional<String> reason = callbacks.refusal(address);
-                if (reason.isPresent()) {
-                    return Optional.of("callbackUrl resolves to " + reason.get());
-                }
-            }
+            callbacks.target(target.toString());
             return Optional.empty();
-        } catch (UnknownHostException e) {
-            return Optional.of("callbackUrl host does not resolve: " + target.getHost());
         } catch (RuntimeException e) {
             return Optional.of(e.getMessage());
         }
     }
+
     public static final class Builder {
         private RequestStore requests;
         private StatusService status;

@@ -30,7 +30,9 @@ import java.util.function.Supplier;
  * deadline, refuses with a retry hint when neither can, and stores the request the Bedrock
  * Processor will send ({@link OutgoingRequest}: the caller's body byte for byte) by reference.
  *
- * <p>Idempotent on a caller's {@code requestId}: a known id returns the stored request.
+ * <p>Idempotent on a caller's {@code requestId}: a known id with the same body (by
+ * {@link dev.trafficshaper.submission.BodyDigest}) returns the stored request; with another body,
+ * or from another tenant, it is a conflict.
  */
 public final class SubmissionService {
 
@@ -71,7 +73,8 @@ public final class SubmissionService {
     /**
      * @throws InvalidSubmissionException  bad input (400); nothing stored
      * @throws SubmissionRefusedException  cannot meet its deadline on any model (429); nothing stored
-     * @throws RequestIdConflictException  the id belongs to another tenant (409); nothing stored
+     * @throws RequestIdConflictException  the id belongs to another tenant, or came with another body (409);
+     *                                     nothing stored
      */
     public Accepted submit(String tenant, byte[] body, long nowMillis) {
         Submission submission = parser.parse(body);
@@ -80,6 +83,10 @@ public final class SubmissionService {
             if (known.isPresent()) {
                 if (!known.get().tenant().equals(tenant)) {
                     throw new RequestIdConflictException(submission.requestId());
+                }
+                String stored = known.get().bodyDigest();
+                if (stored != null && !stored.equals(submission.bodyDigest())) {
+                    throw RequestIdConflictException.differentBody(submission.requestId());
                 }
                 return new Accepted(null, known.get());
             }
@@ -95,7 +102,7 @@ public final class SubmissionService {
             throw new InvalidSubmissionException(submission.backend().bodyKey(), e.getMessage());
         }
         Ticket ticket = new Ticket(requestId, tenant, routed.model().key(), submission.lane(), nowMillis, deadline,
-                routed.estimate(), ref, submission.callbackUrl());
+                routed.estimate(), ref, submission.callbackUrl(), submission.bodyDigest());
         return new Accepted(ticket, null);
     }
 

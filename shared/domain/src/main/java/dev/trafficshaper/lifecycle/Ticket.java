@@ -12,10 +12,12 @@ import java.util.Objects;
  * This, not the body, is what the workflow carries (the execution input stays far below Step
  * Functions' 256 KB), and what the Budget Manager turns into a queued request.
  *
- * @param estimate expected usage: estimated input tokens and {@code maxTokens} as output
+ * @param estimate   expected usage: estimated input tokens and {@code maxTokens} as output
+ * @param bodyDigest nullable; the submitted body's canonical digest ({@code Submission#bodyDigest})
  */
 public record Ticket(String requestId, String tenant, String modelKey, Lane lane, long submittedAtMillis,
-                     long deadlineMillis, TokenUsage estimate, PayloadRef payloadRef, String callbackUrl) {
+                     long deadlineMillis, TokenUsage estimate, PayloadRef payloadRef, String callbackUrl,
+                     String bodyDigest) {
 
     public Ticket {
         Identifiers.require("requestId", requestId);
@@ -29,10 +31,17 @@ public record Ticket(String requestId, String tenant, String modelKey, Lane lane
         }
     }
 
+    /** A ticket that carries no body digest. */
+    public Ticket(String requestId, String tenant, String modelKey, Lane lane, long submittedAtMillis,
+                  long deadlineMillis, TokenUsage estimate, PayloadRef payloadRef, String callbackUrl) {
+        this(requestId, tenant, modelKey, lane, submittedAtMillis, deadlineMillis, estimate, payloadRef, callbackUrl,
+                null);
+    }
+
     /** The queued request this ticket becomes, released through {@code taskToken} (null locally). */
     public NewRequest toNewRequest(String taskToken) {
         return NewRequest.builder().requestId(requestId).tenant(tenant).modelKey(modelKey).lane(lane)
                 .deadlineMillis(deadlineMillis).estimate(estimate).payloadRef(payloadRef).taskToken(taskToken)
-                .callbackUrl(callbackUrl).build();
+                .callbackUrl(callbackUrl).bodyDigest(bodyDigest).build();
     }
 }

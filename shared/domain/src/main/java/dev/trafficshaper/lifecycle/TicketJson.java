@@ -40,6 +40,9 @@ public final class TicketJson {
         if (t.callbackUrl() != null) {
             node.put("callbackUrl", t.callbackUrl());
         }
+        if (t.bodyDigest() != null) {
+            node.put("bodyDigest", t.bodyDigest());
+        }
         return node;
     }
 
@@ -52,10 +55,12 @@ public final class TicketJson {
                 PayloadKind.fromWireName(text(ref, "kind")), text(ref, "sha256"), number(ref, "sizeBytes"),
                 number(ref, "expiresAt"));
         JsonNode callback = node.get("callbackUrl");
+        JsonNode digest = node.get("bodyDigest");
         return new Ticket(requestId, text(node, "tenant"), text(node, "model"),
                 Lane.fromWireName(text(node, "priority")), number(node, "submittedAt"), number(node, "deadlineAt"),
                 TokenUsage.of(number(estimate, "inputTokens"), number(estimate, "outputTokens")), payload,
-                callback == null || callback.isNull() ? null : callback.asText());
+                callback == null || callback.isNull() ? null : callback.asText(),
+                digest == null || digest.isNull() ? null : digest.asText());
     }
 
     private static JsonNode required(JsonNode node, String field) {

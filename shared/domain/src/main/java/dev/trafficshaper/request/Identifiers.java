@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 public final class Identifiers {
 
     public static final int MAX_LENGTH = 128;
-    private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._:-]+");
+    private static final Pattern SAFE = Pattern.compile("[A-Za-z0-9._~:-]+");
 
     private Identifiers() {
     }
@@ -41,7 +41,7 @@ public final class Identifiers {
             throw new IllegalArgumentException(field + ": at most " + MAX_LENGTH + " characters, was " + value.length());
         }
         if (!SAFE.matcher(value).matches()) {
-            throw new IllegalArgumentException(field + ": only letters, digits and . _ : - are allowed, was '"
+            throw new IllegalArgumentException(field + ": only letters, digits and . _ ~ : - are allowed, was '"
                     + value + "'");
         }
         return value;

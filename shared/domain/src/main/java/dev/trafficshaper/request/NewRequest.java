@@ -10,6 +10,7 @@ import java.util.Objects;
  * A validated submission, ready to enqueue. The payload is already stored; only its reference
  * travels with the request.
  *
+ * @param bodyDigest      nullable; the submitted body's canonical digest
  * @param retentionMillis how long the record outlives its deadline (the status stays readable)
  */
 public record NewRequest(
@@ -22,7 +23,8 @@ public record NewRequest(
         PayloadRef payloadRef,
         String taskToken,
         String callbackUrl,
-        long retentionMillis) {
+        long retentionMillis,
+        String bodyDigest) {
 
     public static final long DEFAULT_RETENTION_MILLIS = Duration.ofDays(3).toMillis();
 
@@ -51,7 +53,7 @@ public record NewRequest(
         return RequestRecord.builder().requestId(requestId).tenant(tenant).modelKey(modelKey).lane(lane)
                 .state(RequestState.QUEUED).shard(shard).enqueuedAtMillis(nowMillis).deadlineMillis(deadlineMillis)
                 .updatedAtMillis(nowMillis).estimate(estimate).payloadRef(payloadRef).taskToken(taskToken)
-                .callbackUrl(callbackUrl).expiresAtMillis(expiresAt).build();
+                .callbackUrl(callbackUrl).expiresAtMillis(expiresAt).bodyDigest(bodyDigest).build();
     }
 
     public static final class Builder {
@@ -65,6 +67,7 @@ public record NewRequest(
         private String taskToken;
         private String callbackUrl;
         private long retentionMillis = DEFAULT_RETENTION_MILLIS;
+        private String bodyDigest;
 
         private Builder() {
         }
@@ -79,10 +82,11 @@ public record NewRequest(
         public Builder taskToken(String value) { this.taskToken = value; return this; }
         public Builder callbackUrl(String value) { this.callbackUrl = value; return this; }
         public Builder retentionMillis(long value) { this.retentionMillis = value; return this; }
+        public Builder bodyDigest(String value) { this.bodyDigest = value; return this; }
 
         public NewRequest build() {
             return new NewRequest(requestId, tenant, modelKey, lane, deadlineMillis, estimate, payloadRef,
-                    taskToken, callbackUrl, retentionMillis);
+                    taskToken, callbackUrl, retentionMillis, bodyDigest);
         }
     }
 }

@@ -16,9 +16,10 @@ import java.util.Optional;
  * @param backend         the backend whose shape the body has (the model's)
  * @param body            the request body exactly as the caller sent it, byte for byte
  * @param shaped          what the shaper read from the body: output limit, tier, named model
+ * @param bodyDigest      the whole submitted body's canonical digest ({@link BodyDigest})
  */
 public record Submission(String requestId, String modelKey, Lane lane, long deadlineSeconds, String callbackUrl,
-                         Backend backend, Payload body, ShapedBody shaped) {
+                         Backend backend, Payload body, ShapedBody shaped, String bodyDigest) {
 
     public Submission {
         Objects.requireNonNull(modelKey, "modelKey");
@@ -26,6 +27,7 @@ public record Submission(String requestId, String modelKey, Lane lane, long dead
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(body, "body");
         Objects.requireNonNull(shaped, "shaped");
+        Objects.requireNonNull(bodyDigest, "bodyDigest");
         if (deadlineSeconds < 1) {
             throw new IllegalArgumentException("deadlineSeconds must be positive");
         }
@@ -45,6 +47,6 @@ public record Submission(String requestId, String modelKey, Lane lane, long dead
 
     /** The same submission sent to another model, for fallback routing. */
     public Submission routedTo(String otherModelKey) {
-        return new Submission(requestId, otherModelKey, lane, deadlineSeconds, callbackUrl, backend, body, shaped);
+        return new Submission(requestId, otherModelKey, lane, deadlineSeconds, callbackUrl, backend, body, shaped, bodyDigest);
     }
 }

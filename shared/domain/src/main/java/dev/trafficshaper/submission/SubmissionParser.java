@@ -12,8 +12,14 @@ import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.payload.InvalidPayloadException;
 import dev.trafficshaper.payload.Payload;
 import dev.trafficshaper.payload.RawJson;
-import dev.trafficshaper.request.Identifiers;
+import com.fasterxml.jackson.core.JsonParser;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Iterator;
 import java.util.Set;
 
@@ -37,7 +43,9 @@ public final class SubmissionParser {
 
     private static final Set<String> FIELDS = fields();
     private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*)'");
 
     /** InvokeModel's service tier, which travels as a header, not in the native body. */
     public static final String SERVICE_TIER = "serviceTier";
@@ -73,10 +81,17 @@ public final class SubmissionParser {
             throw new InvalidSubmissionException("", "request body is " + body.length + " bytes, over the limit of "
                     + maxBodyBytes + " bytes");
         }
+        requireUtf8(body);
         JsonNode root;
         try {
             root = JSON.readTree(body);
         } catch (JsonParseException e) {
+            Matcher duplicate = DUPLICATE.matcher(e.getOriginalMessage());
+            if (duplicate.find()) {
+                throw new InvalidSubmissionException(duplicate.group(1), "duplicate key '" + duplicate.group(1)
+                        + "' at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()
+                        + "; each key may appear once in an object");
+            }
             throw new InvalidSubmissionException("", "malformed JSON: " + e.getOriginalMessage() + " at line "
                     + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
         } catch (IOException e) {
@@ -94,11 +109,7 @@ public final class SubmissionParser {
         }
         String requestId = optionalText(root, "requestId");
         if (requestId != null) {
-            try {
-                Identifiers.require("requestId", requestId);
-            } catch (IllegalArgumentException e) {
-                throw new InvalidSubmissionException("requestId", e.getMessage());
-            }
+            RequestIds.require(requestId);
         }
         String modelKey = optionalText(root, "model");
         if (modelKey == null) {
@@ -144,9 +155,22 @@ public final class SubmissionParser {
             throw new InvalidSubmissionException(key, key + ": " + e.getMessage());
         }
         Submission submission = new Submission(requestId, model.key(), lane, deadlineSeconds, callbackUrl,
-                model.backend(), payload, shaped);
+                model.backend(), payload, shaped, BodyDigest.of(root));
         ModelFit.check(model, submission);
         return submission;
+    }
+
+    /**
+     * Refuses a body that is not well-formed UTF-8, overlong forms and encoded surrogates
+     * included: a decoder that repairs them would let two byte sequences mean one key.
+     */
+    private static void requireUtf8(byte[] body) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body));
+        } catch (CharacterCodingException e) {
+            throw new InvalidSubmissionException("", "request body is not valid UTF-8 (" + e.getMessage() + ")");
+        }
     }
 
     private String catalogKeys() {

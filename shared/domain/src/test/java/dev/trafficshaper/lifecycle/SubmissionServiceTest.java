@@ -47,7 +47,9 @@ class SubmissionServiceTest {
     };
     private final AtomicInteger generated = new AtomicInteger();
     private final SubmissionService service = SubmissionService.builder().catalog(shaper.catalog)
-            .parser(SubmissionParser.create(shaper.catalog, CallbackUrlPolicy.strict(), 64 * 1024))
+            .parser(SubmissionParser.create(shaper.catalog, CallbackUrlPolicy.strict().resolvingWith(host -> {
+                throw new java.net.UnknownHostException(host);
+            }), 64 * 1024))
             .estimator(CharacterTokenEstimator.withMargin(0)).payloads(recordingPayloads).requests(shaper.requests)
             .board(shaper.board).ids(() -> "gen-" + generated.incrementAndGet()).build();
 
@@ -93,6 +95,19 @@ class SubmissionServiceTest {
         assertThat(again.requestId()).isEqualTo("r1");
         assertThat(again.existing().taskToken()).isEqualTo("token-1");
         assertThat(stored).isEmpty();
+    }
+
+    @Test
+    void aRepeatedRequestIdWithAnotherBodyIsAConflictAndNothingIsStored() {
+        Ticket first = service.submit("acme", body("\"requestId\": \"r1\"", 100), T0).ticket();
+        AdmissionService.create(shaper.queue, shaper.requests, shaper.leases, shaper.wake, shaper.callback)
+                .admit(first, "token-1", T0);
+        stored.clear();
+
+        assertThatThrownBy(() -> service.submit("acme", body("\"requestId\": \"r1\"", 101), T0 + 5_000))
+                .isInstanceOf(RequestIdConflictException.class).hasMessageContaining("different body");
+        assertThat(stored).isEmpty();
+        assertThat(shaper.record("r1").bodyDigest()).isEqualTo(first.bodyDigest()).isNotNull();
     }
 
     @Test

@@ -24,16 +24,17 @@ class SubmissionParserTest {
             ModelConfig.of("claude-sonnet", "anthropic.claude-sonnet", Quota.tokensPerMinute(400_000))));
     private static final int MAX_BODY = 4_096;
 
-    private final SubmissionParser parser = SubmissionParser.create(CATALOG, CallbackUrlPolicy.strict(), MAX_BODY);
+    private final SubmissionParser parser = SubmissionParser.create(CATALOG, CallbackUrlPolicy.strict()
+            .resolvingWith(CallbackUrlPolicyTest.NAMES), MAX_BODY);
 
     @Test
     void readsAFullSubmission() throws Exception {
         Submission s = parse("""
-                {"requestId": "order-42.a:b_c-d", "model": "claude-sonnet", "priority": "bulk",
+                {"requestId": "order-42.a~b_c-d", "model": "claude-sonnet", "priority": "bulk",
                  "deadlineSeconds": 120, "callbackUrl": "https://hooks.example.com/done", "converse": %s}"""
                 .formatted(CONVERSE));
 
-        assertThat(s.requestId()).isEqualTo("order-42.a:b_c-d");
+        assertThat(s.requestId()).isEqualTo("order-42.a~b_c-d");
         assertThat(s.modelKey()).isEqualTo("claude-sonnet");
         assertThat(s.lane()).isEqualTo(Lane.BULK);
         assertThat(s.deadlineSeconds()).isEqualTo(120);
@@ -201,10 +202,57 @@ class SubmissionParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"\"a#b\"", "\"has space\"", "\"slash/ed\"", "\"\"", "42"})
+    @ValueSource(strings = {"\"a#b\"", "\"has space\"", "\"slash/ed\"", "\"\"", "42", "\".\"", "\"..\"",
+            "\"a:b\"", "\"a%2Fb\"", "\"a?b\"", "\"caf\u00e9\"", "\"tab\\tbed\""})
     void aRequestIdWithCharactersKeysCannotHoldIsRefused(String requestId) {
         assertField(refusedOf("{\"requestId\": " + requestId + ", \"model\": \"nova-lite\", \"converse\": " + CONVERSE
                 + "}"), "requestId");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a", "order-42", "a.b", "...", "x~y_z", "A.-_~9"})
+    void aRequestIdOfUnreservedUrlCharactersIsAccepted(String requestId) {
+        assertThat(parse("{\"requestId\": \"" + requestId + "\", \"model\": \"nova-lite\", \"converse\": " + CONVERSE
+                + "}").requestId()).isEqualTo(requestId);
+    }
+
+    @Test
+    void aDuplicateKeyIsRefusedAtTheTopAndInsideTheBody() {
+        assertField(refusedOf("{\"model\": \"nope\", \"model\": \"nova-lite\", \"converse\": " + CONVERSE + "}"),
+                "model");
+        assertField(refusedOf("{\"model\": \"nova-lite\", \"converse\": {\"messages\": [], \"messages\": [{\"role\":"
+                + " \"user\", \"content\": [{\"text\": \"x\"}]}], \"inferenceConfig\": {\"maxTokens\": 5}}}"), "messages");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"C0AF", "E080AF", "F0808080", "EDA080", "FF", "C3"})
+    void aBodyThatIsNotValidUtf8IsRefused(String badBytes) {
+        byte[] prefix = "{\"model\": \"nova-lite\", \"converse\": {\"messages\": [{\"role\": \"user\", \"content\": [{\"text\": \""
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] bad = java.util.HexFormat.of().parseHex(badBytes);
+        byte[] suffix = "\"}]}], \"inferenceConfig\": {\"maxTokens\": 5}}}".getBytes(StandardCharsets.UTF_8);
+        byte[] body = new byte[prefix.length + bad.length + suffix.length];
+        System.arraycopy(prefix, 0, body, 0, prefix.length);
+        System.arraycopy(bad, 0, body, prefix.length, bad.length);
+        System.arraycopy(suffix, 0, body, prefix.length + bad.length, suffix.length);
+
+        assertThatThrownBy(() -> parser.parse(body)).isInstanceOf(InvalidSubmissionException.class)
+                .hasMessageContaining("not valid UTF-8");
+    }
+
+    @Test
+    void theBodyDigestIgnoresKeyOrderAndSpacingButNotValues() {
+        String a = parse("{\"model\": \"nova-lite\", \"requestId\": \"d1\", \"converse\": " + CONVERSE + "}").bodyDigest();
+        String reordered = parse("{\"converse\":{\"inferenceConfig\":{\"maxTokens\":500},\"messages\":[{\"content\":"
+                + "[{\"text\":\"Hello\"}],\"role\":\"user\"}]},\"requestId\":\"d1\",\"model\":\"nova-lite\"}").bodyDigest();
+        String changed = parse("{\"model\": \"nova-lite\", \"requestId\": \"d1\", \"converse\": "
+                + CONVERSE.replace("Hello", "Hullo") + "}").bodyDigest();
+
+        String withoutId = parse("{\"model\": \"nova-lite\", \"converse\": " + CONVERSE + "}").bodyDigest();
+
+        assertThat(reordered).isEqualTo(a).matches("[0-9a-f]{64}");
+        assertThat(withoutId).as("the id is the key, not part of the request").isEqualTo(a);
+        assertThat(changed).isNotEqualTo(a);
     }
 
     @Test

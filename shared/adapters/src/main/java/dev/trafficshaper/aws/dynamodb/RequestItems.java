@@ -40,6 +40,7 @@ final class RequestItems {
     static final String RESULT = "result";
     static final String TASK_TOKEN = "taskToken";
     static final String CALLBACK_URL = "callbackUrl";
+    static final String BODY_DIGEST = "bodyDigest";
     static final String HTTP_STATUS = "httpStatus";
     static final String REQUEUES = "requeues";
     static final String REQUEUE_REASON = "requeueReason";
@@ -93,6 +94,9 @@ final class RequestItems {
         if (r.callbackUrl() != null) {
             item.put(CALLBACK_URL, s(r.callbackUrl()));
         }
+        if (r.bodyDigest() != null) {
+            item.put(BODY_DIGEST, s(r.bodyDigest()));
+        }
         item.put(TableKeys.EXPIRES_AT, n(r.expiresAtMillis() / 1000));
         item.put(REQUEUES, n(r.requeues()));
         if (r.requeueReason() != null) {
@@ -126,6 +130,7 @@ final class RequestItems {
                 .resultRef(Attrs.ref(item, RESULT))
                 .taskToken(string(item, TASK_TOKEN))
                 .callbackUrl(string(item, CALLBACK_URL))
+                .bodyDigest(string(item, BODY_DIGEST))
                 .expiresAtMillis(number(item, TableKeys.EXPIRES_AT) * 1000)
                 .requeues((int) number(item, REQUEUES))
                 .requeueReason(requeueReason == null ? null : RequeueReason.valueOf(requeueReason))
