@@ -86,6 +86,10 @@ final class SimulateCommand implements Callable<Integer> {
             System.err.println("error: give either --scenario NAME|FILE.json or --all");
             return 2;
         }
+        if (all && quotaModel != null) {
+            System.err.println("error: --all runs every quota model; leave out --quota-model");
+            return 2;
+        }
         List<String> names = strategies != null ? strategies : all ? SWEEP_STRATEGIES : Strategies.names();
         for (String name : names) {
             if (!Strategies.names().contains(name)) {
