@@ -5,6 +5,7 @@ import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.simulator.provider.ProviderQuota;
 import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.quota.Quota;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
@@ -97,7 +98,7 @@ public final class SimulatedBedrock {
     private SplittableRandom draws(SimRequest request) {
         int index = request.index();
         if (index >= attempts.length) {
-            attempts = java.util.Arrays.copyOf(attempts, Math.max(1_024, Math.max(index + 1, attempts.length * 2)));
+            attempts = Arrays.copyOf(attempts, Math.max(1_024, Math.max(index + 1, attempts.length * 2)));
         }
         int attempt = attempts[index]++;
         return new SplittableRandom(seed ^ ((long) index << 16 | attempt) * 0x9E3779B97F4A7C15L);
