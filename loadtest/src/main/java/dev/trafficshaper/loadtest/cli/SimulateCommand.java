@@ -2,9 +2,11 @@ package dev.trafficshaper.loadtest.cli;
 
 import dev.trafficshaper.simulator.provider.Leniency;
 import dev.trafficshaper.simulator.provider.QuotaModel;
+import dev.trafficshaper.simulator.provider.ShortHorizon;
 import dev.trafficshaper.loadtest.report.Charts;
 import dev.trafficshaper.loadtest.report.ComparisonTable;
 import dev.trafficshaper.loadtest.report.ResultFile;
+import dev.trafficshaper.loadtest.report.SweepTable;
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
 import dev.trafficshaper.loadtest.scenario.Deployment;
 import dev.trafficshaper.loadtest.scenario.Scenario;
@@ -26,7 +28,11 @@ import picocli.CommandLine.Option;
         description = "Simulate a scenario in virtual time and compare strategies.")
 final class SimulateCommand implements Callable<Integer> {
 
-    @Option(names = "--scenario", required = true, paramLabel = "NAME|FILE.json",
+    /** What {@code --all} compares unless {@code --strategies} says otherwise. */
+    static final List<String> SWEEP_STRATEGIES = List.of("direct-no-retry", "direct-retry-jitter", "sdk-adaptive",
+            "shaper", Strategies.ORACLE);
+
+    @Option(names = "--scenario", paramLabel = "NAME|FILE.json",
             description = "Built-in scenario (${COMPLETION-CANDIDATES}) or a scenario JSON file.",
             completionCandidates = ScenarioNames.class)
     String scenario;
@@ -57,54 +63,138 @@ final class SimulateCommand implements Callable<Integer> {
             description = "Override the share of a throttled attempt's reservation that is charged anyway.")
     Double throttledChargeFactor;
 
-    @Option(names = "--deployment", paramLabel = "PRESET",
-            description = "What surrounds the production drainer: default (the scenario's) or pessimistic (dispatch"
-                    + " p99 2 s, 2 s cold starts, settlements 500 ms late, a handoff every 2 minutes, one drainer"
-                    + " crash half-way through the arrivals).")
-    String deployment;
+    @Option(names = "--short-horizon", paramLabel = "MILLIS:SHARE",
+            description = "Turn on the provider's short-horizon limit: within any MILLIS the calls started may reserve"
+                    + " at most SHARE of a minute's quota (e.g. 1000:0.05); 'off' turns a scenario's off.")
+    String shortHorizon;
 
     @Option(names = "--headroom", paramLabel = "on|off",
             description = "The shaper's headroom: on (the production default) or off (the strict bound)"
                     + " (default: the scenario's).")
     String headroom;
 
+    @Option(names = "--all", description = "Every built-in scenario under each of the three quota models; prints one"
+            + " Markdown table per model (default strategies: " + "direct-no-retry, direct-retry-jitter, sdk-adaptive, shaper,"
+            + " oracle) and the wall time of each run; writes DIR/<model>/<scenario>/result.json"
+            + " (default DIR: results/all).")
+    boolean all;
+
+    @Option(names = "--deployment", paramLabel = "PRESET",
+            description = "What surrounds the production drainer: default (the scenario's) or pessimistic (dispatch"
+                    + " p99 2 s, 2 s cold starts, settlements 500 ms late, a handoff every 2 minutes, one drainer"
+                    + " crash half-way through the arrivals).")
+    String deployment;
+
     @Override
     public Integer call() {
-        Scenario chosen;
-        try {
-            chosen = ScenarioFile.resolve(scenario);
-            if (quotaModel != null) {
-                chosen = chosen.withQuotaModel(QuotaModel.fromWireName(quotaModel));
-            }
-            if (strict) {
-                chosen = chosen.withLeniency(Leniency.STRICT);
-            }
-            if (deployment != null) {
-                chosen = withDeployment(chosen, deployment);
-            }
-            if (headroom != null) {
-                chosen = withHeadroom(chosen, headroom);
-            }
-            if (burstAllowance != null || throttledChargeFactor != null) {
-                Leniency l = chosen.leniency();
-                chosen = chosen.withLeniency(new Leniency(burstAllowance != null ? burstAllowance : l.burstAllowance(),
-                        throttledChargeFactor != null ? throttledChargeFactor : l.throttledChargeFactor(),
-                        l.refundAtSettlement()));
-            }
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
+        if (all == (scenario != null)) {
+            System.err.println("error: give either --scenario NAME|FILE.json or --all");
             return 2;
         }
-        List<String> names = strategies == null ? Strategies.names() : strategies;
+        if (all && quotaModel != null) {
+            System.err.println("error: --all runs every quota model; leave out --quota-model");
+            return 2;
+        }
+        List<String> names = strategies != null ? strategies : all ? SWEEP_STRATEGIES : Strategies.names();
         for (String name : names) {
             if (!Strategies.names().contains(name)) {
                 System.err.println("error: unknown strategy '" + name + "'; known: " + String.join(", ", Strategies.names()));
                 return 2;
             }
         }
+        if (!names.contains(Strategies.ORACLE)) {
+            names = new ArrayList<>(names);
+            names.add(Strategies.ORACLE);
+        }
+        try {
+            return all ? sweep(names) : one(adjusted(ScenarioFile.resolve(scenario)), names);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    /** The scenario with this command's overrides of the provider and deployment. */
+    private Scenario adjusted(Scenario chosen) {
+        if (quotaModel != null) {
+            chosen = chosen.withQuotaModel(QuotaModel.fromWireName(quotaModel));
+        }
+        if (shortHorizon != null) {
+            chosen = chosen.withShortHorizon(parseShortHorizon(shortHorizon));
+        }
+        if (strict) {
+            chosen = chosen.withLeniency(Leniency.STRICT);
+        }
+        if (deployment != null) {
+            chosen = withDeployment(chosen, deployment);
+        }
+        if (headroom != null) {
+            chosen = withHeadroom(chosen, headroom);
+        }
+        if (burstAllowance != null || throttledChargeFactor != null) {
+            Leniency l = chosen.leniency();
+            chosen = chosen.withLeniency(new Leniency(burstAllowance != null ? burstAllowance : l.burstAllowance(),
+                    throttledChargeFactor != null ? throttledChargeFactor : l.throttledChargeFactor(),
+                    l.refundAtSettlement()));
+        }
+        return chosen;
+    }
+
+    static ShortHorizon parseShortHorizon(String text) {
+        if (text.equals("off")) {
+            return ShortHorizon.OFF;
+        }
+        String[] parts = text.split(":");
+        try {
+            if (parts.length == 2) {
+                return new ShortHorizon(Long.parseLong(parts[0]), Double.parseDouble(parts[1]));
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--short-horizon takes MILLIS:SHARE (e.g. 1000:0.05) or off, not '"
+                + text + "'");
+    }
+
+    /** {@code --all}: every built-in scenario under each quota model, one Markdown table per model. */
+    private int sweep(List<String> names) {
+        Path root = out != null ? out : Path.of("results", "all");
+        List<String> models = new ArrayList<>();
+        List<SweepTable.ScenarioRun> runs = new ArrayList<>();
+        for (QuotaModel model : QuotaModel.values()) {
+            models.add(model.wireName());
+            for (String name : BuiltInScenarios.names()) {
+                Scenario chosen = adjusted(BuiltInScenarios.find(name).orElseThrow().withQuotaModel(model));
+                long started = System.nanoTime();
+                System.err.printf(Locale.ROOT, "  %-16s %-30s ...", model.wireName(), name);
+                List<StrategyResult> results = Simulation.run(chosen, names, seed);
+                double wall = (System.nanoTime() - started) / 1e9;
+                System.err.printf(Locale.ROOT, " %.1f s%n", wall);
+                ResultFile.write(root.resolve(model.wireName()).resolve(name).resolve("result.json"), chosen, seed,
+                        results);
+                runs.add(new SweepTable.ScenarioRun(name, model.wireName(), results, wall));
+            }
+        }
+        String leniencyNote = strict ? "strict leniency" : "each scenario's leniency";
+        for (String model : models) {
+            System.out.printf(Locale.ROOT, "%n#### %s (%s, seed %d)%n%n", model, leniencyNote, seed);
+            System.out.print(SweepTable.markdown(model, runs));
+        }
+        System.out.printf(Locale.ROOT, "%n#### wall time%n%n");
+        System.out.print(SweepTable.wallTimes(models, runs));
+        System.out.println();
+        System.out.println("wrote " + root + "/<model>/<scenario>/result.json");
+        return 0;
+    }
+
+    private int one(Scenario chosen, List<String> names) {
         Path dir = out != null ? out : Path.of("results", chosen.name());
         System.out.printf(Locale.ROOT, "scenario %s (%s), quota model %s, seed %d%n", chosen.name(),
                 chosen.description() == null ? "from file" : chosen.description(), chosen.quotaModel(), seed);
+        if (chosen.shortHorizon().enabled()) {
+            System.out.printf(Locale.ROOT, "short-horizon limit on: at most %.3f of a minute's quota within %d ms%n",
+                    chosen.shortHorizon().share(), chosen.shortHorizon().millis());
+        }
         List<StrategyResult> results = new ArrayList<>();
         var requests = dev.trafficshaper.loadtest.scenario.TrafficGenerator.generate(chosen, seed);
         for (String name : names) {
@@ -129,6 +219,7 @@ final class SimulateCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The scenario with a deployment preset: {@code default} keeps its own, {@code pessimistic} replaces it. */
     /** The scenario with its shaper's headroom switched {@code on} or {@code off}. */
     static Scenario withHeadroom(Scenario scenario, String value) {
         boolean on = switch (value) {
@@ -139,7 +230,6 @@ final class SimulateCommand implements Callable<Integer> {
         return scenario.withShaper(scenario.shaper().toBuilder().headroom(on).build());
     }
 
-    /** The scenario with a deployment preset: {@code default} keeps its own, {@code pessimistic} replaces it. */
     static Scenario withDeployment(Scenario scenario, String preset) {
         return switch (preset) {
             case "default" -> scenario;

@@ -159,7 +159,7 @@ public record ArmMeasurement(
     public StrategyResult asStrategyResult(String label) {
         return new StrategyResult(label, requests, succeeded, failed + lost, throttles, bedrockCalls, 0, latencyP50Ms,
                 latencyP99Ms, drainSeconds, utilization, deliveredPerMinute, deliveredPerTenSeconds,
-                queueDepthPerSecond, latencyP50Ms, latencyP99Ms, List.of(), List.of(), null);
+                queueDepthPerSecond, latencyP50Ms, latencyP99Ms, List.of(), List.of(), null, Map.of());
     }
 
     /** Values per fixed-width bucket from time 0; times before 0 go to the first bucket. */

@@ -222,6 +222,6 @@ public final class LoadTestReport {
         return new StrategyResult(label, r.requests(), r.succeeded(), r.failed(), r.throttled(), r.apiCalls(),
                 r.requeues(), r.latencyP50Ms(), r.latencyP99Ms(), r.drainSeconds(), r.utilization(),
                 r.deliveredPerMinute(), r.deliveredPerTenSeconds(), r.queueDepthPerSecond(), r.waitP50Ms(),
-                r.waitP99Ms(), r.lanes(), r.tenants(), r.drainer());
+                r.waitP99Ms(), r.lanes(), r.tenants(), r.drainer(), r.dimensionUtilization());
     }
 }

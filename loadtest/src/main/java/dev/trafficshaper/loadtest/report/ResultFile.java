@@ -32,6 +32,10 @@ public final class ResultFile {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        StrategyResult oracle = ComparisonTable.oracle(results);
+        if (oracle != null) {
+            root.put("oracleDrainSeconds", oracle.drainSeconds());
+        }
         ArrayNode strategies = root.putArray("results");
         for (StrategyResult r : results) {
             ObjectNode node = strategies.addObject();
@@ -44,7 +48,12 @@ public final class ResultFile {
             node.put("latencyP50Ms", r.latencyP50Ms());
             node.put("latencyP99Ms", r.latencyP99Ms());
             node.put("drainSeconds", r.drainSeconds());
+            if (oracle != null) {
+                node.put("vsOracle", Math.round(r.versus(oracle) * 1_000) / 1_000.0);
+            }
             node.put("utilization", r.utilization());
+            ObjectNode byDimension = node.putObject("dimensionUtilization");
+            r.dimensionUtilization().forEach(byDimension::put);
             node.put("successRate", Math.round(r.successRate() * 10_000) / 10_000.0);
             node.put("requeues", r.requeues());
             node.put("waitP50Ms", r.waitP50Ms());

@@ -5,6 +5,7 @@ import dev.trafficshaper.simulator.provider.Faults;
 import dev.trafficshaper.simulator.provider.LatencyModel;
 import dev.trafficshaper.simulator.provider.Leniency;
 import dev.trafficshaper.simulator.provider.QuotaModel;
+import dev.trafficshaper.simulator.provider.ShortHorizon;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.pacing.PacerSettings;
 import java.util.List;
@@ -28,6 +29,8 @@ import java.util.List;
  *                           length is the number of tenants
  * @param deadlineSeconds    each request's deadline after its arrival (3,600)
  * @param deployment         what surrounds the production drainer (see {@link Deployment})
+ * @param shortHorizon       a sub-second limit under the per-minute meter (off by default; see
+ *                           {@link ShortHorizon})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Scenario(
@@ -52,7 +55,8 @@ public record Scenario(
         Double windowPacerTarget,
         List<Double> tenantWeights,
         Long deadlineSeconds,
-        Deployment deployment) {
+        Deployment deployment,
+        ShortHorizon shortHorizon) {
 
     public Scenario {
         require(name != null && !name.isBlank(), "name is required");
@@ -92,6 +96,7 @@ public record Scenario(
         deadlineSeconds = deadlineSeconds == null ? 3_600L : deadlineSeconds;
         require(deadlineSeconds >= 1, "deadlineSeconds must be at least 1");
         deployment = deployment == null ? Deployment.DEFAULT : deployment;
+        shortHorizon = shortHorizon == null ? ShortHorizon.OFF : shortHorizon;
     }
 
     /** How long the traffic phases last together, in seconds. */
@@ -106,37 +111,45 @@ public record Scenario(
     public Scenario withQuotaModel(QuotaModel model) {
         return new Scenario(name, description, quota, model.wireName(), leniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment, shortHorizon);
     }
 
     public Scenario withLeniency(Leniency newLeniency) {
         return new Scenario(name, description, quota, quotaModel, newLeniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment, shortHorizon);
     }
 
     public Scenario withPhases(List<Phase> newPhases) {
         return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
                 newPhases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment, shortHorizon);
     }
 
     public Scenario withQuota(Quota newQuota) {
         return new Scenario(name, description, newQuota, quotaModel, leniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment, shortHorizon);
     }
 
     public Scenario withDeployment(Deployment newDeployment) {
         return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, newDeployment);
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, newDeployment, shortHorizon);
+    }
+
+    public Scenario withShortHorizon(ShortHorizon newShortHorizon) {
+        return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
+                phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
+                shaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment,
+                newShortHorizon);
     }
 
     public Scenario withShaper(PacerSettings newShaper) {
         return new Scenario(name, description, quota, quotaModel, leniency, backgroundLoad, latency, faults,
                 phases, inputTokens, outputTokens, maxTokens, interactiveShare, tenants, clients, estimationError,
-                newShaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment);
+                newShaper, inputEstimateMargin, windowPacerTarget, tenantWeights, deadlineSeconds, deployment,
+                shortHorizon);
     }
 
     private static void require(boolean ok, String message) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.simulator.provider.Faults;
 import dev.trafficshaper.simulator.provider.Leniency;
+import dev.trafficshaper.simulator.provider.ShortHorizon;
 import dev.trafficshaper.pacing.PacerSettings;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,6 +33,7 @@ public final class ScenarioFile {
             withDefaults(root, "leniency", MAPPER.valueToTree(Leniency.STRICT));
             withDefaults(root, "faults", MAPPER.valueToTree(Faults.NONE));
             withDefaults(root, "deployment", MAPPER.valueToTree(Deployment.DEFAULT));
+            withDefaults(root, "shortHorizon", MAPPER.valueToTree(ShortHorizon.OFF));
             return MAPPER.treeToValue(root, Scenario.class);
         } catch (JsonMappingException e) {
             Throwable cause = e.getCause() instanceof IllegalArgumentException ? e.getCause() : e;

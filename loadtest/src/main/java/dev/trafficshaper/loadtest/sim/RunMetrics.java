@@ -6,6 +6,8 @@ import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.pacing.Lane;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,9 +16,10 @@ import java.util.TreeMap;
  * What one strategy's run measured. Utilization counts the quota-charged tokens of successful calls
  * started while requests were waiting (queued or backing off), divided by the quota over that
  * backlogged time; a strategy that never holds requests back is measured over its active period
- * instead (first arrival to last successful call). With several metered dimensions it is the
- * highest share any dimension reached; the per-minute series is in the primary dimension (TPM when
- * metered, else output TPM, else input TPM).
+ * instead (first arrival to last successful call). It is reported per metered dimension (requests
+ * per minute included: where RPM binds, that is the figure that matters), and {@code utilization}
+ * is the highest share any dimension reached; the per-minute series is in the primary dimension
+ * (TPM when metered, else output TPM, else input TPM).
  */
 public final class RunMetrics {
 
@@ -156,20 +159,21 @@ public final class RunMetrics {
     public StrategyResult result(String strategy, DrainerActivity drainer) {
         long[] sorted = Arrays.copyOf(latencies, latencyCount);
         Arrays.sort(sorted);
-        double utilization;
+        Map<String, Double> byDimension;
         if (backlogMillis > 0) {
-            utilization = share(backloggedCharges, backlogMillis);
+            byDimension = shares(backloggedCharges, backlogMillis);
         } else if (lastSuccessfulStart > firstArrival) {
-            utilization = share(allCharges, lastSuccessfulStart - firstArrival);
+            byDimension = shares(allCharges, lastSuccessfulStart - firstArrival);
         } else {
-            utilization = 0;
+            byDimension = shares(allCharges, 0);
         }
+        double utilization = byDimension.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
         long drain = lastFinish == Long.MIN_VALUE ? 0 : lastFinish - firstArrival;
         return new StrategyResult(strategy, requests, succeeded, failed, throttled, apiCalls, requeues,
                 percentile(sorted, 0.50), percentile(sorted, 0.99), round(drain / 1_000.0, 1),
-                round(utilization, 4), deliveredPerMinute.values(), deliveredPerTenSeconds.values(),
+                utilization, deliveredPerMinute.values(), deliveredPerTenSeconds.values(),
                 maxQueuePerSecond.values(), waits.percentile(0.50), waits.percentile(0.99),
-                groups(waitsByLane, Lane::wireName), groups(waitsByTenant, tenant -> tenant), drainer);
+                groups(waitsByLane, Lane::wireName), groups(waitsByTenant, tenant -> tenant), drainer, byDimension);
     }
 
     private static <K> List<GroupWait> groups(Map<K, Samples> byGroup, java.util.function.Function<K, String> name) {
@@ -179,15 +183,27 @@ public final class RunMetrics {
         return groups;
     }
 
-    private double share(long[] charges, long millis) {
-        double best = 0;
+    /** Each metered dimension's share of its quota over {@code millis}, by the dimension's short name. */
+    private Map<String, Double> shares(long[] charges, long millis) {
+        Map<String, Double> shares = new LinkedHashMap<>();
         for (QuotaDimension dimension : QuotaDimension.values()) {
             long limit = quota.limit(dimension);
-            if (limit > 0 && dimension != QuotaDimension.REQUESTS) {
-                best = Math.max(best, charges[dimension.ordinal()] / (limit * millis / 60_000.0));
+            if (limit > 0) {
+                double share = millis == 0 ? 0 : charges[dimension.ordinal()] / (limit * millis / 60_000.0);
+                shares.put(dimensionName(dimension), round(share, 4));
             }
         }
-        return best;
+        return Collections.unmodifiableMap(shares);
+    }
+
+    /** How tables and {@code result.json} name a dimension: rpm, tpm, inputTpm, outputTpm. */
+    public static String dimensionName(QuotaDimension dimension) {
+        return switch (dimension) {
+            case REQUESTS -> "rpm";
+            case TOKENS -> "tpm";
+            case INPUT_TOKENS -> "inputTpm";
+            case OUTPUT_TOKENS -> "outputTpm";
+        };
     }
 
     private static long percentile(long[] sorted, double p) {

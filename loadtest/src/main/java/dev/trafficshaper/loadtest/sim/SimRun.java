@@ -62,6 +62,19 @@ public final class SimRun {
         loop.schedule(atMillis, action);
     }
 
+    /**
+     * When the provider's meter would accept the request, read from the meter itself: only the
+     * oracle strategy may ask (no real client can).
+     */
+    public long earliestAdmission(SimRequest request) {
+        return bedrock.earliestAdmission(request, now());
+    }
+
+    /** Runs {@code listener} after every settlement at the provider (the oracle's wake-up). */
+    public void onSettlement(Runnable listener) {
+        bedrock.onSettlement(listener);
+    }
+
     public void finish(SimRequest request, boolean success) {
         metrics.finished(request, success, now());
     }

@@ -32,7 +32,7 @@ public final class Simulation {
         EventLoop loop = new EventLoop();
         RunMetrics metrics = new RunMetrics(scenario.quota());
         ProviderQuota quota = ProviderQuota.create(scenario.quota(), scenario.meter(), scenario.leniency(),
-                scenario.backgroundLoad(), seed);
+                scenario.backgroundLoad(), scenario.shortHorizon(), seed);
         SplittableRandom base = new SplittableRandom(seed ^ 0x5DEECE66DL);
         SplittableRandom providerRandom = base.split();
         SplittableRandom strategyRandom = base.split();

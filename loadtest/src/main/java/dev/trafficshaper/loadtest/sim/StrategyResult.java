@@ -1,6 +1,7 @@
 package dev.trafficshaper.loadtest.sim;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * One strategy's outcome in a scenario, as written to {@code result.json}.
@@ -17,6 +18,8 @@ import java.util.List;
  * @param lanes              waits per lane
  * @param tenants            waits per tenant
  * @param drainer            what the production drainer's surroundings did (shaper only), or null
+ * @param dimensionUtilization utilization per metered dimension ({@code rpm}, {@code tpm},
+ *                           {@code inputTpm}, {@code outputTpm}); {@code utilization} is the highest
  */
 public record StrategyResult(
         String strategy,
@@ -37,7 +40,17 @@ public record StrategyResult(
         long waitP99Ms,
         List<GroupWait> lanes,
         List<GroupWait> tenants,
-        DrainerActivity drainer) {
+        DrainerActivity drainer,
+        Map<String, Double> dimensionUtilization) {
+
+    public StrategyResult {
+        dimensionUtilization = dimensionUtilization == null ? Map.of() : Map.copyOf(dimensionUtilization);
+    }
+
+    /** This drain time as a multiple of the oracle's (its physical limit); 0 when either is 0. */
+    public double versus(StrategyResult oracle) {
+        return oracle == null || oracle.drainSeconds() <= 0 ? 0 : drainSeconds / oracle.drainSeconds();
+    }
 
     public double successRate() {
         return requests == 0 ? 0 : (double) succeeded / requests;

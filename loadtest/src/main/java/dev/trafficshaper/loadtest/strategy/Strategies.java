@@ -11,6 +11,9 @@ import java.util.function.Function;
 /** The strategies the simulator compares, by name. */
 public final class Strategies {
 
+    /** The clairvoyant strategy every table compares against ({@link Oracle}). */
+    public static final String ORACLE = "oracle";
+
     private static final Map<String, Function<SimRun, Strategy>> ALL = new LinkedHashMap<>();
 
     static {
@@ -20,6 +23,7 @@ public final class Strategies {
         ALL.put("client-bucket", ClientBucket::new);
         ALL.put("window-pacer", WindowPacer::new);
         ALL.put("shaper", ProductionShaper::new);
+        ALL.put(ORACLE, Oracle::new);
     }
 
     public static List<String> names() {

@@ -3,6 +3,7 @@ package dev.trafficshaper.loadtest.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.trafficshaper.simulator.provider.ShortHorizon;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
@@ -91,5 +92,20 @@ class ScenarioFileTest {
                 """)).hasMessageContaining("unknown quota model 'leaky'");
         assertThatThrownBy(() -> ScenarioFile.resolve("no-such-scenario"))
                 .hasMessageContaining("built-in: seed-burst");
+    }
+
+    @Test
+    void theShortHorizonLimitIsOffUnlessAScenarioTurnsItOn() {
+        String base = """
+                {"name": "x", "quota": {"tpm": 1000}, "phases": [{"durationSeconds": 10, "rateMultiple": 1}],
+                 "inputTokens": {"value": 100}, "outputTokens": {"value": 10}, "maxTokens": 20%s}
+                """;
+
+        assertThat(ScenarioFile.parse(base.formatted("")).shortHorizon().enabled()).isFalse();
+        Scenario on = ScenarioFile.parse(base.formatted(", \"shortHorizon\": {\"millis\": 1000, \"share\": 0.05}"));
+        assertThat(on.shortHorizon()).isEqualTo(new ShortHorizon(1_000, 0.05));
+        assertThat(ScenarioFile.parse(ScenarioFile.write(on)).shortHorizon()).isEqualTo(on.shortHorizon());
+        assertThatThrownBy(() -> ScenarioFile.parse(base.formatted(", \"shortHorizon\": {\"millis\": 1000}")))
+                .hasMessageContaining("share");
     }
 }

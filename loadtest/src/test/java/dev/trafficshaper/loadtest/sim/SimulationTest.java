@@ -40,6 +40,20 @@ class SimulationTest {
      */
     private static final Map<String, Double> PRODUCTION_UTILIZATION = Map.of("over-reservation", 0.651);
 
+    /**
+     * The look-alike ran the built-in scenarios at target 0.98; they now run with the production
+     * default (0.95), so its figures are scaled by the ratio of the targets.
+     */
+    private static final double TARGET_RATIO = BuiltInScenarios.SHAPER.targetUtilization() / 0.98;
+
+    /** The nine scenarios the look-alike's figures were measured on (the later ones have their own tests). */
+    private static final List<String> LOOK_ALIKE_SCENARIOS = List.of("seed-burst", "at-quota", "spiky",
+            "extreme-spike", "steady-spike", "mixed-sizes", "over-reservation", "long-latency-otpm", "heavy-tenant");
+
+    private static double heldTo(double lookAlike) {
+        return lookAlike * TARGET_RATIO - 0.01;
+    }
+
     /** The scenario with its shaper held to the strict bound (headroom off). */
     private static Scenario strictBound(Scenario scenario) {
         return scenario.withShaper(scenario.shaper().toBuilder().headroom(false).build());
@@ -52,7 +66,7 @@ class SimulationTest {
     @ParameterizedTest
     @EnumSource(QuotaModel.class)
     void withHeadroomTheShaperSpendsAtLeastTheStrictBoundWithinOnePercentExtraCalls(QuotaModel model) {
-        for (String name : BuiltInScenarios.names()) {
+        for (String name : LOOK_ALIKE_SCENARIOS) {
             Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
                     .withQuotaModel(model).withLeniency(Leniency.STRICT);
 
@@ -64,7 +78,7 @@ class SimulationTest {
             assertThat(shaper.apiCalls()).as(run).isLessThanOrEqualTo(shaper.requests() + shaper.requests() / 100);
             Double strict = LOOK_ALIKE_UTILIZATION.getOrDefault(name, PRODUCTION_UTILIZATION.get(name));
             if (strict != null) {
-                assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(strict - 0.01);
+                assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(heldTo(strict));
             }
         }
     }
@@ -106,12 +120,13 @@ class SimulationTest {
     /**
      * Every built-in scenario under strict metering with the deployment's default surroundings: no
      * throttle, every request served with one call, at least the window pacer's utilization, and
-     * within 0.01 of what the look-alike reached (or of the production figure where it holds its own).
+     * within 0.01 of what the look-alike reached (or of the production figure where it holds its own),
+     * scaled to the production target.
      */
     @ParameterizedTest
     @EnumSource(QuotaModel.class)
     void theProductionDrainerNeverThrottlesAndKeepsTheLookAlikesUtilization(QuotaModel model) {
-        for (String name : BuiltInScenarios.names()) {
+        for (String name : LOOK_ALIKE_SCENARIOS) {
             Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
                     .withQuotaModel(model).withLeniency(Leniency.STRICT);
             scenario = strictBound(scenario);
@@ -128,7 +143,7 @@ class SimulationTest {
             assertThat(before != null || name.equals("heavy-tenant"))
                     .as("%s has a figure to hold", name).isTrue();
             if (before != null) {
-                assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(before - 0.01);
+                assertThat(shaper.utilization()).as(run).isGreaterThanOrEqualTo(heldTo(before));
             }
         }
     }
@@ -143,7 +158,7 @@ class SimulationTest {
     @ParameterizedTest
     @EnumSource(QuotaModel.class)
     void onASlowDayWithACrashTheDrainerStillNeverThrottles(QuotaModel model) {
-        for (String name : BuiltInScenarios.names()) {
+        for (String name : LOOK_ALIKE_SCENARIOS) {
             Scenario scenario = BuiltInScenarios.find(name).orElseThrow()
                     .withQuotaModel(model).withLeniency(Leniency.STRICT);
             scenario = strictBound(scenario);

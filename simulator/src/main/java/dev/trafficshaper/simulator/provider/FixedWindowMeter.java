@@ -30,6 +30,16 @@ final class FixedWindowMeter implements Meter {
     }
 
     @Override
+    public long earliestFit(long amount, long fromMillis) {
+        if (amount > quota) {
+            return Long.MAX_VALUE;
+        }
+        long current = Math.floorDiv(fromMillis, 60_000L);
+        long usedThen = current == minute ? used : 0;
+        return usedThen + amount <= quota ? fromMillis : (current + 1) * 60_000L;
+    }
+
+    @Override
     public void settle(Object handle, long reserved, long actual, long nowMillis) {
         roll(nowMillis);
         if (refundAtSettlement || (Long) handle == minute || actual > reserved) {

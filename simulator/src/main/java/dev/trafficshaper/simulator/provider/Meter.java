@@ -9,6 +9,14 @@ interface Meter {
      */
     Object tryReserve(long amount, long nowMillis, double roll);
 
+    /**
+     * The earliest time at or after {@code fromMillis} at which {@code amount} fits within the quota
+     * (not the burst allowance, so the call is accepted whatever the roll), supposing nothing else is
+     * charged or settled meanwhile: regeneration, window expiry and the next clock minute are counted.
+     * {@link Long#MAX_VALUE} when it never fits. Reads the meter without changing it.
+     */
+    long earliestFit(long amount, long fromMillis);
+
     /** Books the final amount of an earlier reservation; usually a refund. */
     void settle(Object handle, long reserved, long actual, long nowMillis);
 

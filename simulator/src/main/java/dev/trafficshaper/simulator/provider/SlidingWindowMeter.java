@@ -3,13 +3,13 @@ package dev.trafficshaper.simulator.provider;
 import java.util.ArrayDeque;
 
 /**
- * The last 60 seconds may hold at most the limit. A refund either corrects the entry of its
- * reservation (strict: it only helps while that entry is in the window) or is booked as a negative
- * entry when the request ends (lenient).
+ * The last 60 seconds (or another window, for the short-horizon limit) may hold at most the limit.
+ * A refund either corrects the entry of its reservation (strict: it only helps while that entry is
+ * in the window) or is booked as a negative entry when the request ends (lenient).
  */
 final class SlidingWindowMeter implements Meter {
 
-    private static final long WINDOW = 60_000;
+    private static final long MINUTE = 60_000;
 
     private static final class Entry {
         final long at;
@@ -21,6 +21,7 @@ final class SlidingWindowMeter implements Meter {
         }
     }
 
+    private final long window;
     private final long quota;
     private final long limit;
     private final boolean refundAtSettlement;
@@ -28,6 +29,11 @@ final class SlidingWindowMeter implements Meter {
     private long sum;
 
     SlidingWindowMeter(long quota, long limit, boolean refundAtSettlement) {
+        this(MINUTE, quota, limit, refundAtSettlement);
+    }
+
+    SlidingWindowMeter(long windowMillis, long quota, long limit, boolean refundAtSettlement) {
+        this.window = windowMillis;
         this.quota = quota;
         this.limit = limit;
         this.refundAtSettlement = refundAtSettlement;
@@ -43,11 +49,58 @@ final class SlidingWindowMeter implements Meter {
     }
 
     @Override
+    public long earliestFit(long amount, long fromMillis) {
+        if (amount > quota) {
+            return Long.MAX_VALUE;
+        }
+        long held = sum;
+        long at = fromMillis;
+        var pending = entries.iterator();
+        Entry next = null;
+        while (pending.hasNext()) {
+            next = pending.next();
+            if (next.at > fromMillis - window) {
+                break;
+            }
+            held -= next.amount;
+            next = null;
+        }
+        while (held + amount > quota) {
+            if (next == null) {
+                return Long.MAX_VALUE;
+            }
+            at = next.at + window;
+            held -= next.amount;
+            next = null;
+            while (pending.hasNext()) {
+                Entry after = pending.next();
+                if (after.at + window > at) {
+                    next = after;
+                    break;
+                }
+                held -= after.amount;
+            }
+        }
+        return at;
+    }
+
+    /** When the window will hold nothing, supposing nothing else is charged. */
+    long earliestEmpty(long fromMillis) {
+        return entries.isEmpty() ? fromMillis : Math.max(fromMillis, entries.peekLast().at + window);
+    }
+
+    /** Whether the window holds nothing now (the short-horizon limit lets a lone call through). */
+    boolean emptyAt(long nowMillis) {
+        expire(nowMillis);
+        return entries.isEmpty();
+    }
+
+    @Override
     public void settle(Object handle, long reserved, long actual, long nowMillis) {
         expire(nowMillis);
         long delta = actual - reserved;
         Entry entry = (Entry) handle;
-        if (refundAtSettlement || entry.at <= nowMillis - WINDOW) {
+        if (refundAtSettlement || entry.at <= nowMillis - window) {
             if (refundAtSettlement || delta > 0) {
                 add(delta, nowMillis);
             }
@@ -71,7 +124,7 @@ final class SlidingWindowMeter implements Meter {
     }
 
     private void expire(long nowMillis) {
-        while (!entries.isEmpty() && entries.peekFirst().at <= nowMillis - WINDOW) {
+        while (!entries.isEmpty() && entries.peekFirst().at <= nowMillis - window) {
             sum -= entries.pollFirst().amount;
         }
     }

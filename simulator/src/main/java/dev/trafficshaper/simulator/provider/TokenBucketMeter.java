@@ -34,6 +34,36 @@ final class TokenBucketMeter implements Meter {
     }
 
     @Override
+    public long earliestFit(long amount, long fromMillis) {
+        double needed = capacity - quota + amount;
+        if (needed > capacity) {
+            return Long.MAX_VALUE;
+        }
+        long from = Math.max(fromMillis, updatedAt == Long.MIN_VALUE ? fromMillis : updatedAt);
+        if (fits(amount, from)) {
+            return from;
+        }
+        long at = updatedAt + (long) Math.ceil((needed - level) / refillPerMilli);
+        at = Math.max(at, from);
+        while (!fits(amount, at)) {
+            at++;
+        }
+        return at;
+    }
+
+    /** Whether {@link #tryReserve} would accept {@code amount} at {@code atMillis} within the quota. */
+    private boolean fits(long amount, long atMillis) {
+        return capacity - levelAt(atMillis) + amount <= quota;
+    }
+
+    private double levelAt(long atMillis) {
+        if (updatedAt != Long.MIN_VALUE && atMillis > updatedAt) {
+            return Math.min(capacity, level + (atMillis - updatedAt) * refillPerMilli);
+        }
+        return level;
+    }
+
+    @Override
     public void settle(Object handle, long reserved, long actual, long nowMillis) {
         refill(nowMillis);
         level = Math.min(capacity, level + reserved - actual);
@@ -46,9 +76,7 @@ final class TokenBucketMeter implements Meter {
     }
 
     private void refill(long nowMillis) {
-        if (updatedAt != Long.MIN_VALUE && nowMillis > updatedAt) {
-            level = Math.min(capacity, level + (nowMillis - updatedAt) * refillPerMilli);
-        }
+        level = levelAt(nowMillis);
         updatedAt = Math.max(updatedAt, nowMillis);
     }
 }

@@ -1,0 +1,92 @@
+package dev.trafficshaper.loadtest.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
+import dev.trafficshaper.loadtest.scenario.Phase;
+import dev.trafficshaper.loadtest.scenario.Scenario;
+import dev.trafficshaper.loadtest.scenario.TokenDistribution;
+import dev.trafficshaper.loadtest.strategy.Strategies;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.simulator.provider.Leniency;
+import dev.trafficshaper.simulator.provider.QuotaModel;
+import dev.trafficshaper.simulator.provider.ShortHorizon;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+class OracleTest {
+
+    private static Scenario strict(String name, QuotaModel model) {
+        return BuiltInScenarios.find(name).orElseThrow().withQuotaModel(model).withLeniency(Leniency.STRICT);
+    }
+
+    /**
+     * Every built-in scenario under every meter with strict leniency: the oracle is never throttled,
+     * serves every request, and no strategy that also served every request drained sooner.
+     */
+    @ParameterizedTest
+    @EnumSource(QuotaModel.class)
+    void theOracleIsNeverThrottledAndNoStrategyThatServesEveryRequestDrainsSooner(QuotaModel model) {
+        for (String name : BuiltInScenarios.names()) {
+            List<StrategyResult> results = Simulation.run(strict(name, model), Strategies.names(), 42);
+            StrategyResult oracle = results.stream().filter(r -> r.strategy().equals(Strategies.ORACLE))
+                    .findFirst().orElseThrow();
+
+            String run = name + " under " + model;
+            assertThat(oracle.throttled()).as(run).isZero();
+            assertThat(oracle.succeeded()).as(run).isEqualTo(oracle.requests());
+            for (StrategyResult other : results) {
+                if (other.succeeded() == other.requests()) {
+                    assertThat(oracle.drainSeconds()).as("%s: oracle vs %s", run, other.strategy())
+                            .isLessThanOrEqualTo(other.drainSeconds());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFullBucketIsSpentAtOnceAtTheStartOfABurst() {
+        Scenario burst = oneMinuteBurst(QuotaModel.TOKEN_BUCKET);
+
+        StrategyResult oracle = Simulation.run(burst, List.of(Strategies.ORACLE), 1).get(0);
+
+        // 120 requests of 1,000 tokens against 60k per minute: 60 at once, then one a second.
+        assertThat(oracle.throttled()).isZero();
+        assertThat(oracle.waitP50Ms()).isBetween(0L, 1_000L);
+        assertThat(oracle.drainSeconds()).isBetween(60.0, 62.0);
+    }
+
+    @Test
+    void underAShortHorizonLimitTheOracleSpreadsTheBurstAndIsStillNeverThrottled() {
+        Scenario burst = oneMinuteBurst(QuotaModel.TOKEN_BUCKET).withShortHorizon(new ShortHorizon(1_000, 0.05));
+
+        StrategyResult oracle = Simulation.run(burst, List.of(Strategies.ORACLE), 1).get(0);
+        StrategyResult direct = Simulation.run(burst, List.of("direct-no-retry"), 1).get(0);
+
+        // Three 1,000-token calls per second at most: the first 60 take 20 s instead of an instant.
+        assertThat(oracle.throttled()).isZero();
+        assertThat(oracle.waitP50Ms()).isGreaterThan(15_000);
+        assertThat(direct.throttled()).as("the bunched direct calls meet the limit").isGreaterThan(100);
+    }
+
+    @Test
+    void whereRequestsPerMinuteBindTheirUtilizationIsReported() {
+        Scenario rpm = strict("rpm-bound-small", QuotaModel.SLIDING_WINDOW);
+
+        StrategyResult oracle = Simulation.run(rpm, List.of(Strategies.ORACLE), 42).get(0);
+
+        assertThat(oracle.dimensionUtilization()).containsOnlyKeys("rpm", "tpm");
+        assertThat(oracle.dimensionUtilization().get("rpm")).isGreaterThan(0.95);
+        assertThat(oracle.dimensionUtilization().get("tpm")).isLessThan(0.5);
+        assertThat(oracle.utilization()).isEqualTo(oracle.dimensionUtilization().get("rpm"));
+    }
+
+    /** 120 requests of 1,000 tokens (no output) in the first 100 ms, against 60k tokens per minute. */
+    private static Scenario oneMinuteBurst(QuotaModel model) {
+        return new Scenario("burst", "two minutes' worth at once", Quota.tokensPerMinute(60_000), model.wireName(),
+                Leniency.STRICT, null, null, null, List.of(Phase.burst(1, 120)), TokenDistribution.fixed(1_000),
+                TokenDistribution.fixed(1), 1L, null, null, null, null, null, null, null, null, null, null, null);
+    }
+}
