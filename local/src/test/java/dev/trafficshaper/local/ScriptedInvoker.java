@@ -36,7 +36,7 @@ final class ScriptedInvoker implements ModelInvoker {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new BedrockOutcome.Transient(TransientKind.CONNECTION, 0, "interrupted");
+            return new BedrockOutcome.Transient(TransientKind.CONNECTION_BROKEN, 0, "interrupted");
         }
         if (converseRequestJson.contains("fail:validation")) {
             return new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "ValidationException: bad request");

@@ -57,8 +57,12 @@ import java.util.function.LongSupplier;
  * <p>A throttle means the pacer misjudged the quota, not that the request is bad: it goes back to
  * the queue, keeping its place, for the pacer to send again (at most {@code maxRequeues} times and
  * only before its deadline). The drainer sees it come back and lowers its target. A transient
- * failure (5xx, model or client timeout) goes back the same way, sharing that budget of requeues,
- * but leaves the target alone; a rejection is final at once.
+ * failure that proves Bedrock did nothing (a 5xx or not-ready answered at once, a connection never
+ * made) goes back the same way without spending that budget: only the deadline bounds it, and the
+ * drainer holds it back with exponential backoff and treats a run of them as an outage. A failure
+ * that may have run (no answer in time, a connection broken mid-call, Bedrock's model timeout or
+ * model error) ends the request as {@link FailureReason#MODEL_TIMEOUT}, never sent twice, and its
+ * drainer keeps its reservation charged. A rejection is final at once.
  */
 public final class InvocationService {
 
@@ -224,11 +228,19 @@ public final class InvocationService {
         if (throttled) {
             metrics.throttled(model.key());
         }
-        if (failure.retryable() && invoking.requeues() < maxRequeues && invoking.deadlineMillis() > done) {
+        String detail = "Bedrock answered " + (failure.httpStatus() == 0 ? "nothing" : failure.httpStatus()) + ": "
+                + failure.message();
+        if (failure instanceof BedrockOutcome.Transient t && !t.kind().provesNothingRan()) {
+            // It may have run and been billed: never sent again, and its drainer keeps it charged.
+            return fail(invoking, FailureReason.MODEL_TIMEOUT, "the call may have run (" + t.kind() + "); "
+                    + detail, done);
+        }
+        boolean budgetLeft = !throttled || invoking.requeues() < maxRequeues;
+        if (failure.retryable() && budgetLeft && invoking.deadlineMillis() > done) {
             RequeueReason reason = throttled ? RequeueReason.THROTTLED : RequeueReason.TRANSIENT;
-            String why = (throttled ? "throttled by Bedrock: " : "transient Bedrock failure: ") + failure.message();
-            TransitionResult back = queue.requeue(invoking,
-                    new RequestEvent.Requeue(invoking.requeues() + 1, reason, why), done);
+            String why = (throttled ? "throttled by Bedrock: " : "Bedrock did nothing: ") + failure.message();
+            int requeues = reason.countsAgainstBudget() ? invoking.requeues() + 1 : invoking.requeues();
+            TransitionResult back = queue.requeue(invoking, new RequestEvent.Requeue(requeues, reason, why), done);
             if (back.applied()) {
                 metrics.requeued(model.key());
                 wake.wake(model.key());
@@ -237,8 +249,6 @@ public final class InvocationService {
         }
         FailureReason reason = failure.failureReasonAt(Instant.ofEpochMilli(done),
                 Instant.ofEpochMilli(invoking.deadlineMillis()));
-        String detail = "Bedrock answered " + (failure.httpStatus() == 0 ? "nothing" : failure.httpStatus()) + ": "
-                + failure.message();
         return fail(invoking, reason, detail, done);
     }
 

@@ -19,8 +19,8 @@ import java.util.Objects;
  * @param taskToken       nullable; the Step Functions task token to release
  * @param callbackUrl     nullable; the webhook to notify
  * @param expiresAtMillis when the record stops existing (a whole second: it is the TTL)
- * @param requeues        how often Bedrock throttled or failed it transiently and it went back to
- *                        the queue (a stale admission's return does not count)
+ * @param requeues        how often Bedrock throttled it and it went back to the queue (a stale
+ *                        admission's return and a failure that proves Bedrock did nothing do not count)
  * @param requeueReason   nullable; why it last went back to the queue
  */
 public record RequestRecord(
