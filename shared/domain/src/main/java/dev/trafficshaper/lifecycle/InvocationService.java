@@ -13,6 +13,7 @@ import dev.trafficshaper.payload.PayloadStore;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
@@ -273,11 +274,33 @@ public final class InvocationService {
             return fail(invoking, FailureReason.DEPENDENCY_ERROR, "the model's response could not be stored: "
                     + e.getMessage(), now);
         }
-        usage.record(new Settlement(model.key(), invoking.requestId(), invoking.tenant(), invoking.startedAtMillis(),
-                success.usage(), Charge.settlement(model.quota(), success.usage())), now);
-        metrics.settled(model.key(), success.usage());
-        TransitionResult done = requests.transition(invoking.requestId(),
-                new RequestEvent.Succeed(success.usage(), resultRef), now);
+        // The answer is on the status item before anything else: a stop after this is finished by the sweeper.
+        TransitionResult answered = requests.transition(invoking.requestId(),
+                new RequestEvent.RecordAnswer(success.usage(), resultRef), now);
+        if (!answered.applied()) {
+            // Ended meanwhile (the finalizer, after a timeout): Bedrock still charged the call.
+            recordUsage(model, invoking, success.usage(), now);
+            return afterLostRace(answered);
+        }
+        return finishAnswered(model, answered.record(), now);
+    }
+
+    private void recordUsage(ModelConfig model, RequestRecord request, TokenUsage used, long now) {
+        usage.record(new Settlement(model.key(), request.requestId(), request.tenant(), request.startedAtMillis(),
+                used, Charge.settlement(model.quota(), used)), now);
+        metrics.settled(model.key(), used);
+    }
+
+    /**
+     * Settles and ends a request whose answer is already recorded ({@link RequestRecord#isAnswered()}):
+     * books its usage (once), writes SUCCEEDED and resumes its workflow. The processor's last step,
+     * and the sweeper's when a processor stopped before it.
+     */
+    public Result finishAnswered(ModelConfig model, RequestRecord answered, long now) {
+        TokenUsage used = answered.actualUsage();
+        recordUsage(model, answered, used, now);
+        TransitionResult done = requests.transition(answered.requestId(),
+                new RequestEvent.Succeed(used, answered.resultRef()), now);
         return done.applied() ? finish(done.record(), Result.SUCCEEDED) : afterLostRace(done);
     }
 

@@ -72,6 +72,11 @@ public record RequestRecord(
         return state.isTerminal();
     }
 
+    /** Whether Bedrock's answer is stored on this INVOKING request (it only awaits its terminal write). */
+    public boolean isAnswered() {
+        return state == RequestState.INVOKING && resultRef != null && actualUsage != null;
+    }
+
     /** The status the HTTP API reports: 202 while pending, 200 on success, the failure's code otherwise. */
     public int httpStatus() {
         return httpStatus(state, failureReason);
