@@ -41,6 +41,7 @@ public final class RequestStatus {
             "THROTTLED", 429,
             "DEPENDENCY_ERROR", 503,
             "DEADLINE_EXPIRED", 504,
+            "MODEL_TIMEOUT", 504,
             "INVALID_REQUEST", 400,
             "ABORTED", 503);
 

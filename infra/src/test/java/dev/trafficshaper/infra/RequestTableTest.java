@@ -13,17 +13,24 @@ class RequestTableTest {
     private final Template dev = SynthesizedStacks.development().template();
 
     @Test
-    void tableIsOnDemandWithStringKeysAndNoSecondaryIndex() {
+    void tableIsOnDemandWithStringKeysAndOneSparseIndexOfUnsettledRequests() {
         dev.resourceCountIs("AWS::DynamoDB::Table", 1);
         dev.hasResourceProperties("AWS::DynamoDB::Table", Map.of(
                 "BillingMode", "PAY_PER_REQUEST",
                 "KeySchema", List.of(
                         Map.of("AttributeName", "pk", "KeyType", "HASH"),
                         Map.of("AttributeName", "sk", "KeyType", "RANGE")),
-                "AttributeDefinitions", List.of(
+                "AttributeDefinitions", Match.arrayWith(List.of(
                         Map.of("AttributeName", "pk", "AttributeType", "S"),
-                        Map.of("AttributeName", "sk", "AttributeType", "S")),
-                "GlobalSecondaryIndexes", Match.absent(),
+                        Map.of("AttributeName", "sk", "AttributeType", "S"),
+                        Map.of("AttributeName", "unsettledPk", "AttributeType", "S"),
+                        Map.of("AttributeName", "unsettledSk", "AttributeType", "S"))),
+                "GlobalSecondaryIndexes", List.of(Map.of(
+                        "IndexName", "unsettled",
+                        "KeySchema", List.of(
+                                Map.of("AttributeName", "unsettledPk", "KeyType", "HASH"),
+                                Map.of("AttributeName", "unsettledSk", "KeyType", "RANGE")),
+                        "Projection", Map.of("ProjectionType", "ALL"))),
                 "LocalSecondaryIndexes", Match.absent()));
     }
 

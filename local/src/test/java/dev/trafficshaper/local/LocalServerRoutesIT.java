@@ -97,9 +97,9 @@ class LocalServerRoutesIT {
     @ParameterizedTest(name = "{0} -> {1} {2}")
     @CsvSource({
             "fail:validation, 400, INVALID_REQUEST",
-            "fail:unavailable, 503, DEPENDENCY_ERROR",
+            "fail:denied, 503, DEPENDENCY_ERROR",
             "fail:throttle, 429, THROTTLED",
-            "fail:late, 504, DEADLINE_EXPIRED"})
+            "fail:late, 504, MODEL_TIMEOUT"})
     void terminalFailureAnswersWithItsStatus(String prompt, int status, String reason) {
         String deadline = prompt.equals("fail:late") ? "\"deadlineSeconds\":1," : "";
         String id = api.submit(Api.body("small", deadline, prompt, 100)).json().path("requestId").asText();

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A model that answers by what the prompt says, so server tests need no simulator: a prompt
- * containing {@code fail:validation}, {@code fail:unavailable} or {@code fail:throttle} fails that
+ * containing {@code fail:validation}, {@code fail:denied} or {@code fail:throttle} fails that
  * way, {@code fail:late} waits past a one-second deadline, {@code hold} waits until
  * {@link #release()}; anything else succeeds with 7 input and 5 output tokens.
  */
@@ -36,13 +36,14 @@ final class ScriptedInvoker implements ModelInvoker {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new BedrockOutcome.Transient(TransientKind.CONNECTION, 0, "interrupted");
+            return new BedrockOutcome.Transient(TransientKind.CONNECTION_BROKEN, 0, "interrupted");
         }
         if (converseRequestJson.contains("fail:validation")) {
             return new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "ValidationException: bad request");
         }
-        if (converseRequestJson.contains("fail:unavailable")) {
-            return new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "ServiceUnavailableException");
+        if (converseRequestJson.contains("fail:denied")) {
+            // A 5xx would go back to the queue (Bedrock did nothing); the deployment's fault ends it as a 503.
+            return new BedrockOutcome.Rejected(RejectionKind.ACCESS_DENIED, 403, "AccessDeniedException");
         }
         if (converseRequestJson.contains("fail:throttle")) {
             return new BedrockOutcome.Throttled("ThrottlingException: Too many tokens");

@@ -78,6 +78,7 @@ public final class PowertoolsMetrics implements ShaperMetrics {
             case THROTTLED -> "throttled";
             case DEPENDENCY_ERROR -> "dependency_error";
             case DEADLINE_EXPIRED -> "deadline_expired";
+            case MODEL_TIMEOUT -> "model_timeout";
             case INVALID_REQUEST -> "invalid";
             case ABORTED -> "aborted";
         };

@@ -5,6 +5,8 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.lifecycle.Ticket;
+import dev.trafficshaper.lifecycle.TicketJson;
 import dev.trafficshaper.request.RequestRecord;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -31,6 +33,14 @@ public final class FinalizerHandler implements RequestHandler<Map<String, Object
         this.shaper = shaper;
     }
 
+    private static Optional<Ticket> ticket(JsonNode request) {
+        try {
+            return Optional.of(TicketJson.read(request));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
     @Override
     public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
         JsonNode input = Json.tree(event);
@@ -40,8 +50,13 @@ public final class FinalizerHandler implements RequestHandler<Map<String, Object
         String errorName = error.path("Error").asText("States.Runtime");
         String cause = error.path("Cause").asText("");
         return Logs.with(context, "requestId", requestId, () -> {
-            Optional<RequestRecord> finalRecord = shaper.finalizer().finalizeRequest(requestId,
-                    Json.text(request, "tenant"), errorName, cause, System.currentTimeMillis());
+            long now = System.currentTimeMillis();
+            Optional<Ticket> ticket = ticket(request);
+            // With its ticket, a request whose enqueue never happened is stored and ended, not left unknown.
+            Optional<RequestRecord> finalRecord = ticket.isPresent()
+                    ? shaper.finalizer().finalizeTicket(ticket.get(), errorName, cause, now)
+                    : shaper.finalizer().finalizeRequest(requestId, Json.text(request, "tenant"), errorName, cause,
+                            now);
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("requestId", requestId);
             result.put("error", errorName);

@@ -287,8 +287,9 @@ public final class ShaperFunctions extends Construct {
         // (ConditionCheckItem + UpdateItem + DeleteItem), expire (UpdateItem, DeleteItem), outstanding
         // admissions (BatchGetItem), status board (PutItem, GetItem); resume an expired request's
         // workflow; dispatch to the Bedrock Processor; wake a successor.
-        queueProcessor.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM, CONDITION_CHECK_ITEM, QUERY,
-                BATCH_GET_ITEM));
+        // The sweeper (in the drainer and the safety net) also Queries the sparse unsettled index.
+        queueProcessor.allow(statement(List.of(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM, CONDITION_CHECK_ITEM,
+                QUERY, BATCH_GET_ITEM), props.table().tableArn(), props.table().unsettledIndexArn()));
         queueProcessor.allow(key(true, DYNAMODB));
         queueProcessor.allow(statement(TASK_RESPONSE, stateMachine));
         queueProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias, bedrockProcessorAlias));

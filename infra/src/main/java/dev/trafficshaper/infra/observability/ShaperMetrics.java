@@ -43,7 +43,7 @@ public final class ShaperMetrics {
 
     /** The {@code Outcome} dimension values: one per terminal reason of a request. */
     public static final List<String> OUTCOME_REASONS = List.of(
-            "succeeded", "throttled", "dependency_error", "deadline_expired", "invalid", "aborted");
+            "succeeded", "throttled", "dependency_error", "deadline_expired", "model_timeout", "invalid", "aborted");
     public static final String DEADLINE_EXPIRED = "deadline_expired";
 
     private final String namespace;

@@ -63,6 +63,13 @@ final class ModeledPorts {
             }
 
             @Override
+            public List<RequestRecord> unsettled(String modelKey, long admittedBeforeMillis, int limit,
+                                                 long nowMillis) {
+                calls.pay(DynamoDbCallPattern.depth(shards)); // one Query per shard, as a count
+                return inMemory.unsettled(modelKey, admittedBeforeMillis, limit, nowMillis);
+            }
+
+            @Override
             public long depth(String modelKey, long nowMillis) {
                 calls.pay(DynamoDbCallPattern.depth(shards));
                 return inMemory.depth(modelKey, nowMillis);

@@ -61,6 +61,11 @@ final class ObservedQueue implements RequestQueue {
     }
 
     @Override
+    public List<RequestRecord> unsettled(String modelKey, long admittedBeforeMillis, int limit, long nowMillis) {
+        return queue.unsettled(modelKey, admittedBeforeMillis, limit, nowMillis);
+    }
+
+    @Override
     public long depth(String modelKey, long nowMillis) {
         return queue.depth(modelKey, nowMillis);
     }

@@ -11,6 +11,7 @@ import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.StoredPacerHandoff;
+import dev.trafficshaper.lifecycle.Sweeper;
 import dev.trafficshaper.lifecycle.Ticket;
 import dev.trafficshaper.loadtest.scenario.Deployment;
 import dev.trafficshaper.loadtest.scenario.Scenario;
@@ -123,15 +124,17 @@ public final class ProductionShaper implements Strategy {
         this.queue = new ObservedQueue(InMemoryRequestQueue.create(requests, leases, catalog,
                 ShardPicker.startingAt(0)), this::leftQueue, this::backInQueue);
         this.admissions = AdmissionService.create(queue, requests, leases, this::wake, this::resume);
-        this.drains = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
-                .board(new InMemoryModelStatusBoard()).dispatch(this::dispatch).wake(this::wake)
-                .callback(this::resume).handoff(new StoredPacerHandoff()).clock(clock).build();
         this.invocations = InvocationService.builder().catalog(catalog).requests(requests).queue(queue)
                 .payloads(payloads).usage(InMemoryUsageLedger.create(UsageSharding.defaults()))
                 .callback(this::resume).wake(this::wake).clock(clock::nowMillis).build();
+        Sweeper sweeper = Sweeper.create(queue, requests, invocations, this::dispatch, this::resume,
+                ShaperMetrics.NONE);
+        this.drains = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
+                .board(new InMemoryModelStatusBoard()).dispatch(this::dispatch).wake(this::wake)
+                .callback(this::resume).handoff(new StoredPacerHandoff()).clock(clock).sweeper(sweeper).build();
         this.finalizer = Finalizer.create(requests, queue, ShaperMetrics.NONE);
         this.safetyNet = SafetyNet.builder().catalog(catalog).queue(queue).leases(leases).wake(this::wake)
-                .callback(this::resume).build();
+                .callback(this::resume).sweeper(sweeper).build();
         SplittableRandom random = run.random();
         this.queueProcessors = new SimulatedLambda(run.loop(), deployment.dispatch(), random.split());
         this.bedrockProcessors = new SimulatedLambda(run.loop(), deployment.dispatch(), random.split());

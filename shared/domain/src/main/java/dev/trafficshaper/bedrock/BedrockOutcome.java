@@ -86,14 +86,16 @@ public sealed interface BedrockOutcome {
             }
         }
 
+        /** Not for a failure that may have run: sending it again could run it twice. */
         @Override
         public boolean retryable() {
-            return true;
+            return kind.provesNothingRan();
         }
 
+        /** A dependency error when Bedrock provably did nothing, else a model timeout (it may have run). */
         @Override
         public FailureReason failureReason() {
-            return FailureReason.DEPENDENCY_ERROR;
+            return kind.provesNothingRan() ? FailureReason.DEPENDENCY_ERROR : FailureReason.MODEL_TIMEOUT;
         }
     }
 

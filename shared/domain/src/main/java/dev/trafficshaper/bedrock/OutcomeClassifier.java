@@ -24,6 +24,13 @@ import java.util.Map;
  * and so is 503 (or Anthropic's 529 {@code overloaded_error}), which there means the model is
  * out of serving capacity: like a throttle it asks the caller to send less, and like a throttle
  * the pacer must hear about it.
+ *
+ * <p>Transient failures are split once more by what they prove ({@link TransientKind#provesNothingRan()}):
+ * an error answered at once (5xx, not ready) or a connection never made proves Bedrock generated
+ * nothing, and the request may go back to the queue; a model timeout (408), a model error (424),
+ * a client-side timeout or a connection broken mid-call leave open that the generation ran and
+ * was billed, so the request ends ({@link dev.trafficshaper.request.FailureReason#MODEL_TIMEOUT})
+ * rather than risk running twice.
  */
 public final class OutcomeClassifier {
 
@@ -73,9 +80,23 @@ public final class OutcomeClassifier {
         return new Transient(TransientKind.CLIENT_TIMEOUT, 0, message);
     }
 
-    /** The request never reached Bedrock or its answer was lost on the way back. */
-    public static Transient connectionFailure(String message) {
-        return new Transient(TransientKind.CONNECTION, 0, message);
+    /**
+     * The call failed on the network. A connection that could not be made (refused, unknown host,
+     * no route: somewhere in {@code failure}'s causes) proves nothing was sent; anything else may
+     * have broken after the request went out, so Bedrock may have run it.
+     */
+    public static Transient connectionFailure(Throwable failure) {
+        String message = String.valueOf(failure.getMessage());
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.ConnectException || cause instanceof java.net.UnknownHostException
+                    || cause instanceof java.net.NoRouteToHostException) {
+                return new Transient(TransientKind.CONNECTION_REFUSED, 0, message);
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return new Transient(TransientKind.CONNECTION_BROKEN, 0, message);
     }
 
     /** The request was refused before sending because it is not a valid Converse body. */

@@ -5,6 +5,7 @@ import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.Finalizer;
+import dev.trafficshaper.lifecycle.Sweeper;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.SubmissionService;
@@ -119,7 +120,28 @@ public final class ShaperServices {
                 .metrics(ports.metrics())
                 .clock(ports.clock())
                 .settings(ports.settings().drain())
+                .sweeper(newSweeper())
                 .build();
+    }
+
+    /**
+     * The sweeper the drainer and the safety net run. Its processor service only finishes answered
+     * requests, so it is built without the model invoker (no Bedrock client in the Queue Processor).
+     */
+    private Sweeper newSweeper() {
+        InvocationService finisher = InvocationService.builder()
+                .catalog(ports.catalog())
+                .requests(ports.requests())
+                .queue(ports.queue())
+                .payloads(ports.payloads())
+                .usage(ports.usage())
+                .callback(ports.callback())
+                .wake(ports.wake())
+                .metrics(ports.metrics())
+                .clock(ports.clock()::nowMillis)
+                .build();
+        return Sweeper.create(ports.queue(), ports.requests(), finisher, ports.dispatch(), ports.callback(),
+                ports.metrics());
     }
 
     private SafetyNet newSafetyNet() {
@@ -130,6 +152,7 @@ public final class ShaperServices {
                 .wake(ports.wake())
                 .callback(ports.callback())
                 .metrics(ports.metrics())
+                .sweeper(newSweeper())
                 .build();
     }
 

@@ -44,6 +44,7 @@ public final class DrainService {
     private final ShaperMetrics metrics;
     private final DrainClock clock;
     private final DrainSettings settings;
+    private final Sweeper sweeper;
 
     private DrainService(Builder b) {
         this.catalog = b.catalog;
@@ -58,6 +59,7 @@ public final class DrainService {
         this.metrics = b.metrics;
         this.clock = b.clock;
         this.settings = b.settings;
+        this.sweeper = b.sweeper;
     }
 
     public static Builder builder() {
@@ -150,8 +152,14 @@ public final class DrainService {
         String run(long stopByMillis) throws InterruptedException {
             Lease held = lease;
             core = DrainerCore.start(model, pacer, handoff, settings, stopByMillis, clock.nowMillis());
+            // A new holder may follow one that crashed: sweep at once, then every period.
+            long nextSweep = clock.nowMillis();
             while (true) {
                 long now = clock.nowMillis();
+                if (sweeper != null && now >= nextSweep && !core.isLeaseLost()) {
+                    sweeper.sweep(model, now);
+                    nextSweep = now + Sweeper.PERIOD.toMillis();
+                }
                 DrainStep step = core.next(now);
                 if (step instanceof DrainStep.Stop stop) {
                     if (!core.isLeaseLost()) {
@@ -243,6 +251,7 @@ public final class DrainService {
         private ShaperMetrics metrics = ShaperMetrics.NONE;
         private DrainClock clock = DrainClock.system();
         private DrainSettings settings = DrainSettings.defaults();
+        private Sweeper sweeper;
 
         private Builder() {
         }
@@ -259,6 +268,8 @@ public final class DrainService {
         public Builder metrics(ShaperMetrics value) { this.metrics = value; return this; }
         public Builder clock(DrainClock value) { this.clock = value; return this; }
         public Builder settings(DrainSettings value) { this.settings = value; return this; }
+        /** Run as the drain starts and every {@link Sweeper#PERIOD}; none by default. */
+        public Builder sweeper(Sweeper value) { this.sweeper = value; return this; }
 
         public DrainService build() {
             if (catalog == null || queue == null || requests == null || leases == null || board == null

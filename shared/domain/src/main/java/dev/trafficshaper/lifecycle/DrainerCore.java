@@ -10,6 +10,7 @@ import dev.trafficshaper.pacing.PacerSnapshot;
 import dev.trafficshaper.queue.AdmitResult;
 import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.TransitionResult;
@@ -44,7 +45,12 @@ import java.util.TreeSet;
  *       so new interactive work is seen.
  *   <li><b>Settlement by polling.</b> A dispatched request that ended books its actual usage; one
  *       back in QUEUED was throttled (the target drops) or failed transiently (its reservation is
- *       released); one never seen again is released after {@code stuckMillis}.
+ *       released); one never seen again is released after {@code stuckMillis}. One that ended
+ *       {@code MODEL_TIMEOUT} may have run: its reservation stays charged, as Bedrock's would.
+ *   <li><b>Backoff and outages.</b> A request back from a failure that proves Bedrock did nothing
+ *       is held out of the pacer's offers for a backoff ({@link TransientBackoff}); a run of such
+ *       returns is an outage: admission pauses and one probe at a time goes out until Bedrock
+ *       answers one.
  * </ul>
  *
  * <p>Load states: <b>draining</b> (heads present: admit, or sleep until the pacer's next slot);
@@ -81,6 +87,17 @@ public final class DrainerCore {
     private final Map<String, Pick> inFlight = new LinkedHashMap<>();
     private final List<QueueItem> toExpire = new ArrayList<>();
     private final Map<String, Integer> dispatchFailures = new HashMap<>();
+    private final TransientBackoff backoff = TransientBackoff.defaults();
+    /** Transient returns in a row per request, and when each may be offered to the pacer again. */
+    private final Map<String, Integer> transientFailures = new HashMap<>();
+    private final Map<String, Long> notBefore = new HashMap<>();
+    private int transientRun;
+    private boolean outage;
+    private int outageProbes;
+    private long nextProbeAt;
+    private String probeId;
+    /** The earliest end of a backoff among the heads last read and held back; MAX_VALUE when none. */
+    private long backoffEndsAt = Long.MAX_VALUE;
 
     private long pacerMillis = Long.MIN_VALUE;
     private long nextPacerMillis = Long.MIN_VALUE;
@@ -236,11 +253,19 @@ public final class DrainerCore {
             if (perFlow.merge(flow, 1, Integer::sum) == headsLimit) {
                 fullFlows.add(flow);
             }
-            if (!inFlight.containsKey(item.requestId()) && !writing.containsKey(item.requestId())) {
+            if (!inFlight.containsKey(item.requestId()) && !writing.containsKey(item.requestId())
+                    && !backingOff(item.requestId(), nowMillis)) {
                 heads.put(item.requestId(), item);
                 candidates.computeIfAbsent(flow, k -> new TreeSet<>(Candidate.WITHIN_TENANT)).add(new Candidate(
                         item.requestId(), item.lane(), item.tenant(), item.estimate(), item.enqueuedAtMillis(),
                         item.deadlineMillis()));
+            }
+        }
+        backoffEndsAt = Long.MAX_VALUE;
+        for (QueueItem item : fresh.work()) {
+            Long until = notBefore.get(item.requestId());
+            if (until != null && until > nowMillis) {
+                backoffEndsAt = Math.min(backoffEndsAt, until);
             }
         }
         lastReadEmpty = fresh.work().isEmpty();
@@ -274,6 +299,7 @@ public final class DrainerCore {
                 continue;
             }
             pacer.release(pick.admission(), pacerTime(nowMillis));
+            forgetProbe(id);
             if (record.state() == RequestState.QUEUED && pick.item().isOverdue(nowMillis)) {
                 toExpire.add(pick.item());
             }
@@ -281,6 +307,7 @@ public final class DrainerCore {
         // Anything the adapter neither admitted nor refused was not written.
         for (Pick pick : writing.values()) {
             pacer.release(pick.admission(), pacerTime(nowMillis));
+            forgetProbe(pick.item().requestId());
         }
         writing.clear();
         return admitted;
@@ -311,29 +338,87 @@ public final class DrainerCore {
             var entry = it.next();
             Admission admission = entry.getValue().admission();
             RequestRecord record = records.get(entry.getKey());
+            String id = entry.getKey();
             if (record == null) {
                 pacer.release(admission, at);
+                forgetProbe(id);
                 it.remove();
             } else if (record.state() == RequestState.QUEUED) {
                 // back in the queue after our admission: the processor requeued it
                 if (RequeueSignal.isThrottle(record)) {
                     pacer.throttled(admission, at);
                     throttledCount++; // the Bedrock Processor already counted it in the metrics
+                    answered(id);
                 } else {
                     pacer.release(admission, at);
+                    if (RequeueSignal.isTransient(record)) {
+                        backOff(id, nowMillis);
+                    }
                 }
+                forgetProbe(id);
                 it.remove();
             } else if (record.isTerminal()) {
                 if (record.actualUsage() != null) {
                     pacer.settle(admission, record.actualUsage(), at);
-                } else {
+                } else if (record.failureReason() != FailureReason.MODEL_TIMEOUT) {
                     pacer.release(admission, at);
+                } // else it may have run: it stays charged at its reservation, as Bedrock's call would
+                if (record.state() == RequestState.SUCCEEDED) {
+                    answered(id);
                 }
+                transientFailures.remove(id);
+                forgetProbe(id);
                 settledCount++;
                 it.remove();
             } else if (nowMillis - admission.admittedAtMillis() > settings.stuckMillis()) {
+                forgetProbe(id);
                 it.remove();
             }
+        }
+    }
+
+    /** Whether admission is paused for an outage (one probe at a time). */
+    public boolean inOutage() {
+        return outage;
+    }
+
+    private boolean backingOff(String requestId, long nowMillis) {
+        Long until = notBefore.get(requestId);
+        if (until == null) {
+            return false;
+        }
+        if (until <= nowMillis) {
+            notBefore.remove(requestId);
+            return false;
+        }
+        return true;
+    }
+
+    /** A transient return: the request waits its backoff; a run of them is an outage. */
+    private void backOff(String requestId, long nowMillis) {
+        int failures = transientFailures.merge(requestId, 1, Integer::sum);
+        notBefore.put(requestId, nowMillis + backoff.delayMillis(requestId, failures));
+        transientRun++;
+        if (requestId.equals(probeId)) {
+            outageProbes++;
+            nextProbeAt = nowMillis + backoff.delayMillis("outage probe", outageProbes + 1);
+        } else if (!outage && transientRun >= backoff.outageAfter()) {
+            outage = true;
+            outageProbes = 0;
+            nextProbeAt = nowMillis + backoff.delayMillis("outage probe", 1);
+        }
+    }
+
+    /** Bedrock answered a call (a result or a throttle): whatever outage there was is over. */
+    private void answered(String requestId) {
+        transientRun = 0;
+        outage = false;
+        transientFailures.remove(requestId);
+    }
+
+    private void forgetProbe(String requestId) {
+        if (requestId.equals(probeId)) {
+            probeId = null;
         }
     }
 
@@ -367,6 +452,10 @@ public final class DrainerCore {
         }
         if (nowMillis < lastHeadsRead + DrainSettings.MIN_HEADS_GAP_MILLIS) {
             return false;
+        }
+        if (heads.isEmpty() && backoffEndsAt != Long.MAX_VALUE) {
+            // What is left is backing off: read again when the first backoff ends, not every gap.
+            return nowMillis >= backoffEndsAt;
         }
         // Running low: all that was read is taken, or a flow that filled its limit is mostly consumed.
         if (heads.isEmpty() && !lastReadEmpty) {
@@ -408,7 +497,16 @@ public final class DrainerCore {
         }
         long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopByMillis - 1);
         long at = pacerTime(nowMillis);
-        while (batch.size() < settings.admitBatch() && at <= horizon && !candidates.isEmpty()) {
+        int limit = settings.admitBatch();
+        if (outage) {
+            // One probe at a time, once its backoff has passed; the rest wait in the queue.
+            if (probeId != null || nowMillis < nextProbeAt) {
+                nextPacerMillis = probeId != null ? Long.MAX_VALUE : nextProbeAt;
+                return batch;
+            }
+            limit = 1;
+        }
+        while (batch.size() < limit && at <= horizon && !candidates.isEmpty()) {
             Decision decision = pacer.decide(offers(), at);
             if (decision instanceof Decision.Admit admit) {
                 Candidate chosen = admit.candidate();
@@ -422,6 +520,9 @@ public final class DrainerCore {
                 }
                 writing.put(id, new Pick(admit.admission(), item));
                 batch.add(item);
+                if (outage) {
+                    probeId = id;
+                }
                 pacerMillis = at;
                 admittedSinceHeads.merge(key, 1, Integer::sum);
             } else if (decision instanceof Decision.WaitUntil wait) {
@@ -462,7 +563,9 @@ public final class DrainerCore {
             wake = Math.min(wake, nextPoll);
         }
         wake = Math.min(wake, nextHeads);
-        if (heads.isEmpty() && !lastReadEmpty) {
+        if (heads.isEmpty() && backoffEndsAt != Long.MAX_VALUE) {
+            wake = Math.min(wake, Math.max(backoffEndsAt, lastHeadsRead + DrainSettings.MIN_HEADS_GAP_MILLIS));
+        } else if (heads.isEmpty() && !lastReadEmpty) {
             wake = Math.min(wake, lastHeadsRead + DrainSettings.MIN_HEADS_GAP_MILLIS);
         }
         return Math.min(wake, nextStatus);

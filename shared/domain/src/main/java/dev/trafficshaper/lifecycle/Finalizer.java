@@ -18,6 +18,11 @@ import java.util.Optional;
  * <p>A request still queued or admitted when its time ran out expired; one that was already
  * being sent to Bedrock was aborted (its result, if Bedrock still answers, is discarded by the
  * terminal-state condition).
+ *
+ * <p>A workflow whose enqueue never happened (the Budget Manager was throttled past the Admit
+ * task's retries) has no status item, and its caller, who holds a {@code 202}, would get
+ * {@code 404} forever. Given the workflow's ticket ({@link #finalizeTicket}), the finalizer stores
+ * the request first and then ends it like any other, so {@code GET} reports why it ended.
  */
 public final class Finalizer {
 
@@ -65,6 +70,17 @@ public final class Finalizer {
         return Optional.of(current);
     }
 
+    /**
+     * As {@link #finalizeRequest}, but a request that was never stored is stored from its ticket
+     * first (its enqueue did not happen) and then ended, so it is never unknown to its caller.
+     */
+    public Optional<RequestRecord> finalizeTicket(Ticket ticket, String error, String cause, long nowMillis) {
+        if (requests.find(ticket.requestId(), nowMillis).isEmpty()) {
+            queue.enqueue(ticket.toNewRequest(null), nowMillis);
+        }
+        return finalizeRequest(ticket.requestId(), ticket.tenant(), error, cause, nowMillis);
+    }
+
     private TransitionResult step(RequestRecord current, String error, String cause, long nowMillis) {
         boolean timeout = isTimeout(error);
         if (timeout && (current.state() == RequestState.QUEUED || current.state() == RequestState.ADMITTED)) {
@@ -72,6 +88,11 @@ public final class Finalizer {
         }
         FailureReason reason = timeout ? FailureReason.DEADLINE_EXPIRED : FailureReason.ABORTED;
         String detail = "workflow ended: " + error + (cause == null || cause.isBlank() ? "" : " (" + cause + ")");
-        return requests.transition(current.requestId(), RequestEvent.Fail.of(reason, detail), nowMillis);
+        TransitionResult failed = requests.transition(current.requestId(), RequestEvent.Fail.of(reason, detail),
+                nowMillis);
+        if (failed.applied() && current.state() == RequestState.QUEUED) {
+            queue.expire(QueueItem.of(current), nowMillis); // refused (it has ended); removes the queue item
+        }
+        return failed;
     }
 }

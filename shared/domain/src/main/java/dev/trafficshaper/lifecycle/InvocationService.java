@@ -13,6 +13,7 @@ import dev.trafficshaper.payload.PayloadStore;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.quota.Charge;
+import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
@@ -57,8 +58,12 @@ import java.util.function.LongSupplier;
  * <p>A throttle means the pacer misjudged the quota, not that the request is bad: it goes back to
  * the queue, keeping its place, for the pacer to send again (at most {@code maxRequeues} times and
  * only before its deadline). The drainer sees it come back and lowers its target. A transient
- * failure (5xx, model or client timeout) goes back the same way, sharing that budget of requeues,
- * but leaves the target alone; a rejection is final at once.
+ * failure that proves Bedrock did nothing (a 5xx or not-ready answered at once, a connection never
+ * made) goes back the same way without spending that budget: only the deadline bounds it, and the
+ * drainer holds it back with exponential backoff and treats a run of them as an outage. A failure
+ * that may have run (no answer in time, a connection broken mid-call, Bedrock's model timeout or
+ * model error) ends the request as {@link FailureReason#MODEL_TIMEOUT}, never sent twice, and its
+ * drainer keeps its reservation charged. A rejection is final at once.
  */
 public final class InvocationService {
 
@@ -224,11 +229,19 @@ public final class InvocationService {
         if (throttled) {
             metrics.throttled(model.key());
         }
-        if (failure.retryable() && invoking.requeues() < maxRequeues && invoking.deadlineMillis() > done) {
+        String detail = "Bedrock answered " + (failure.httpStatus() == 0 ? "nothing" : failure.httpStatus()) + ": "
+                + failure.message();
+        if (failure instanceof BedrockOutcome.Transient t && !t.kind().provesNothingRan()) {
+            // It may have run and been billed: never sent again, and its drainer keeps it charged.
+            return fail(invoking, FailureReason.MODEL_TIMEOUT, "the call may have run (" + t.kind() + "); "
+                    + detail, done);
+        }
+        boolean budgetLeft = !throttled || invoking.requeues() < maxRequeues;
+        if (failure.retryable() && budgetLeft && invoking.deadlineMillis() > done) {
             RequeueReason reason = throttled ? RequeueReason.THROTTLED : RequeueReason.TRANSIENT;
-            String why = (throttled ? "throttled by Bedrock: " : "transient Bedrock failure: ") + failure.message();
-            TransitionResult back = queue.requeue(invoking,
-                    new RequestEvent.Requeue(invoking.requeues() + 1, reason, why), done);
+            String why = (throttled ? "throttled by Bedrock: " : "Bedrock did nothing: ") + failure.message();
+            int requeues = reason.countsAgainstBudget() ? invoking.requeues() + 1 : invoking.requeues();
+            TransitionResult back = queue.requeue(invoking, new RequestEvent.Requeue(requeues, reason, why), done);
             if (back.applied()) {
                 metrics.requeued(model.key());
                 wake.wake(model.key());
@@ -237,8 +250,6 @@ public final class InvocationService {
         }
         FailureReason reason = failure.failureReasonAt(Instant.ofEpochMilli(done),
                 Instant.ofEpochMilli(invoking.deadlineMillis()));
-        String detail = "Bedrock answered " + (failure.httpStatus() == 0 ? "nothing" : failure.httpStatus()) + ": "
-                + failure.message();
         return fail(invoking, reason, detail, done);
     }
 
@@ -263,11 +274,33 @@ public final class InvocationService {
             return fail(invoking, FailureReason.DEPENDENCY_ERROR, "the model's response could not be stored: "
                     + e.getMessage(), now);
         }
-        usage.record(new Settlement(model.key(), invoking.requestId(), invoking.tenant(), invoking.startedAtMillis(),
-                success.usage(), Charge.settlement(model.quota(), success.usage())), now);
-        metrics.settled(model.key(), success.usage());
-        TransitionResult done = requests.transition(invoking.requestId(),
-                new RequestEvent.Succeed(success.usage(), resultRef), now);
+        // The answer is on the status item before anything else: a stop after this is finished by the sweeper.
+        TransitionResult answered = requests.transition(invoking.requestId(),
+                new RequestEvent.RecordAnswer(success.usage(), resultRef), now);
+        if (!answered.applied()) {
+            // Ended meanwhile (the finalizer, after a timeout): Bedrock still charged the call.
+            recordUsage(model, invoking, success.usage(), now);
+            return afterLostRace(answered);
+        }
+        return finishAnswered(model, answered.record(), now);
+    }
+
+    private void recordUsage(ModelConfig model, RequestRecord request, TokenUsage used, long now) {
+        usage.record(new Settlement(model.key(), request.requestId(), request.tenant(), request.startedAtMillis(),
+                used, Charge.settlement(model.quota(), used)), now);
+        metrics.settled(model.key(), used);
+    }
+
+    /**
+     * Settles and ends a request whose answer is already recorded ({@link RequestRecord#isAnswered()}):
+     * books its usage (once), writes SUCCEEDED and resumes its workflow. The processor's last step,
+     * and the sweeper's when a processor stopped before it.
+     */
+    public Result finishAnswered(ModelConfig model, RequestRecord answered, long now) {
+        TokenUsage used = answered.actualUsage();
+        recordUsage(model, answered, used, now);
+        TransitionResult done = requests.transition(answered.requestId(),
+                new RequestEvent.Succeed(used, answered.resultRef()), now);
         return done.applied() ? finish(done.record(), Result.SUCCEEDED) : afterLostRace(done);
     }
 

@@ -16,4 +16,9 @@ final class RequeueSignal {
     static boolean isThrottle(RequestRecord requeued) {
         return requeued.requeueReason() == RequeueReason.THROTTLED;
     }
+
+    /** A failure that proves Bedrock did nothing: the request backs off, and a run of them is an outage. */
+    static boolean isTransient(RequestRecord requeued) {
+        return requeued.requeueReason() == RequeueReason.TRANSIENT;
+    }
 }

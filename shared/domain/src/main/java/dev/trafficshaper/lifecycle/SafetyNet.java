@@ -34,6 +34,10 @@ import java.util.Map;
  *       before the workflow's own timeout.
  * </ul>
  *
+ * <p>With a {@link Sweeper}, every model's unsettled admissions are swept first, leased or not:
+ * a drainer that crashed still holds its lease for up to its length, and its admissions written
+ * ahead of their slots must not wait for its successor.
+ *
  * <p>Races: an expiry is the same conditional transition the drainer writes (from QUEUED or
  * ADMITTED), and an overdue item can no longer be admitted (admission requires an open deadline).
  * A drainer that starts meanwhile and expires the same item either wins or finds it done, so each
@@ -51,6 +55,7 @@ public final class SafetyNet {
     private final WorkflowCallback callback;
     private final ShaperMetrics metrics;
     private final int maxExpiriesPerModel;
+    private final Sweeper sweeper;
 
     private SafetyNet(Builder b) {
         this.catalog = b.catalog;
@@ -60,6 +65,7 @@ public final class SafetyNet {
         this.callback = b.callback;
         this.metrics = b.metrics;
         this.maxExpiriesPerModel = b.maxExpiriesPerModel;
+        this.sweeper = b.sweeper;
     }
 
     public static Builder builder() {
@@ -92,6 +98,10 @@ public final class SafetyNet {
         List<String> leased = new ArrayList<>();
         for (ModelConfig model : catalog.all()) {
             String key = model.key();
+            if (sweeper != null) {
+                // Whoever holds the lease: its holder may have crashed with admissions still unsent.
+                sweeper.sweep(model, nowMillis);
+            }
             if (leases.current(key, nowMillis).isPresent()) {
                 leased.add(key);
                 continue;
@@ -134,6 +144,7 @@ public final class SafetyNet {
         private WorkflowCallback callback;
         private ShaperMetrics metrics = ShaperMetrics.NONE;
         private int maxExpiriesPerModel = DEFAULT_MAX_EXPIRIES_PER_MODEL;
+        private Sweeper sweeper;
 
         private Builder() {
         }
@@ -147,6 +158,8 @@ public final class SafetyNet {
         public Builder metrics(ShaperMetrics value) { this.metrics = value; return this; }
         /** Default {@value #DEFAULT_MAX_EXPIRIES_PER_MODEL}. */
         public Builder maxExpiriesPerModel(int value) { this.maxExpiriesPerModel = value; return this; }
+        /** Sweeps every model's unsettled admissions first (see {@link Sweeper}); none by default. */
+        public Builder sweeper(Sweeper value) { this.sweeper = value; return this; }
 
         public SafetyNet build() {
             if (catalog == null || queue == null || leases == null || wake == null || callback == null

@@ -137,6 +137,12 @@ public final class InMemoryRequestQueue implements RequestQueue {
     }
 
     @Override
+    public List<RequestRecord> unsettled(String modelKey, long admittedBeforeMillis, int limit, long nowMillis) {
+        catalog.require(modelKey);
+        return requests.unsettled(modelKey, admittedBeforeMillis, limit, nowMillis);
+    }
+
+    @Override
     public long depth(String modelKey, long nowMillis) {
         synchronized (requests) {
             return queues.getOrDefault(modelKey, Map.of()).values().stream()

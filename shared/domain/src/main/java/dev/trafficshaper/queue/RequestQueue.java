@@ -64,6 +64,15 @@ public interface RequestQueue {
     /** Marks a queued (or admitted) request EXPIRED and removes its queue item in any case. */
     TransitionResult expire(QueueItem item, long nowMillis);
 
+    /**
+     * The model's requests admitted before {@code admittedBeforeMillis} that are still ADMITTED or
+     * INVOKING, oldest admission first, at most {@code limit}: what the sweeper checks for a lost
+     * dispatch or a processor that stopped. The DynamoDB adapter reads a sparse index that holds
+     * exactly these requests, so the cost follows what is unsettled, not what was ever admitted;
+     * the index is eventually consistent, so a caller acts only through conditional transitions.
+     */
+    List<RequestRecord> unsettled(String modelKey, long admittedBeforeMillis, int limit, long nowMillis);
+
     /** How many admissible items the model's queue holds. */
     long depth(String modelKey, long nowMillis);
 }

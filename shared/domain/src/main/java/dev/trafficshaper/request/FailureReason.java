@@ -8,6 +8,11 @@ public enum FailureReason {
     DEPENDENCY_ERROR(503),
     /** The deadline passed before a result was produced. */
     DEADLINE_EXPIRED(504),
+    /**
+     * The call may have run: no answer in time, a connection broken mid-call, or Bedrock's own
+     * model timeout or model error. Never sent again, since it may already have been generated and billed.
+     */
+    MODEL_TIMEOUT(504),
     /** The request itself was invalid (Bedrock ValidationException, bad input). */
     INVALID_REQUEST(400),
     /** The workflow holding the request was stopped or timed out. */

@@ -1,6 +1,8 @@
 package dev.trafficshaper.request;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -13,6 +15,8 @@ import java.util.function.Function;
 public final class InMemoryRequestStore implements RequestStore {
 
     private final Map<String, RequestRecord> records = new HashMap<>();
+    /** ADMITTED and INVOKING records by model and admission time, as the table's sparse index holds them. */
+    private final java.util.TreeMap<String, String> unsettled = new java.util.TreeMap<>();
 
     @Override
     public synchronized Optional<RequestRecord> find(String requestId, long nowMillis) {
@@ -50,7 +54,7 @@ public final class InMemoryRequestStore implements RequestStore {
         }
         TransitionResult result = step.apply(current.get());
         if (result.applied()) {
-            records.put(requestId, result.record());
+            store(current.get(), result.record());
         }
         return result;
     }
@@ -62,8 +66,44 @@ public final class InMemoryRequestStore implements RequestStore {
     public synchronized Optional<RequestRecord> insertIfAbsent(RequestRecord record, long nowMillis) {
         Optional<RequestRecord> existing = find(record.requestId(), nowMillis);
         if (existing.isEmpty()) {
-            records.put(record.requestId(), record);
+            store(records.get(record.requestId()), record);
         }
         return existing;
+    }
+
+    /**
+     * The live ADMITTED or INVOKING records of {@code modelKey} admitted before
+     * {@code admittedBeforeMillis}, oldest first, at most {@code limit}.
+     */
+    public synchronized List<RequestRecord> unsettled(String modelKey, long admittedBeforeMillis, int limit,
+                                                      long nowMillis) {
+        List<RequestRecord> found = new ArrayList<>();
+        String from = modelKey + "|";
+        String to = unsettledKey(modelKey, admittedBeforeMillis, "");
+        for (String id : unsettled.subMap(from, true, to, false).values()) {
+            if (found.size() == limit) {
+                break;
+            }
+            find(id, nowMillis).ifPresent(found::add);
+        }
+        return found;
+    }
+
+    private void store(RequestRecord previous, RequestRecord next) {
+        if (previous != null && isUnsettled(previous)) {
+            unsettled.remove(unsettledKey(previous.modelKey(), previous.admittedAtMillis(), previous.requestId()));
+        }
+        records.put(next.requestId(), next);
+        if (isUnsettled(next)) {
+            unsettled.put(unsettledKey(next.modelKey(), next.admittedAtMillis(), next.requestId()), next.requestId());
+        }
+    }
+
+    private static boolean isUnsettled(RequestRecord record) {
+        return record.state() == RequestState.ADMITTED || record.state() == RequestState.INVOKING;
+    }
+
+    private static String unsettledKey(String modelKey, long admittedAtMillis, String requestId) {
+        return modelKey + "|" + String.format("%020d", Math.max(0, admittedAtMillis)) + "|" + requestId;
     }
 }

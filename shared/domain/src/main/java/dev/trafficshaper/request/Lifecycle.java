@@ -39,6 +39,10 @@ public final class Lifecycle {
             return new StatusChange(RequestState.INVOKING, nowMillis, null, null, null, null, nowMillis,
                     null, null, null, null, null);
         }
+        if (event instanceof RequestEvent.RecordAnswer answer) {
+            return new StatusChange(RequestState.INVOKING, nowMillis, null, null, null, null, null, null,
+                    answer.actual(), answer.result(), null, null);
+        }
         if (event instanceof Succeed succeed) {
             return new StatusChange(RequestState.SUCCEEDED, nowMillis, null, null, null, null, null,
                     nowMillis, succeed.actual(), succeed.result(), null, null);

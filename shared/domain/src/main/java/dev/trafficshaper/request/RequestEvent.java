@@ -57,6 +57,29 @@ public sealed interface RequestEvent {
         }
     }
 
+    /**
+     * Bedrock answered and the result is stored at {@code result}; the request stays INVOKING until
+     * its usage is settled and SUCCEEDED is written. Written first so that a processor that stops
+     * between the answer and the terminal write leaves a record the sweeper can finish from, rather
+     * than a billed answer that would end as a timeout.
+     */
+    record RecordAnswer(TokenUsage actual, PayloadRef result) implements RequestEvent {
+        public RecordAnswer {
+            Objects.requireNonNull(actual, "actual");
+            Objects.requireNonNull(result, "result");
+        }
+
+        @Override
+        public Set<RequestState> from() {
+            return EnumSet.of(RequestState.INVOKING);
+        }
+
+        @Override
+        public RequestState to() {
+            return RequestState.INVOKING;
+        }
+    }
+
     /** Bedrock answered; the result is stored at {@code result} and used {@code actual}. */
     record Succeed(TokenUsage actual, PayloadRef result) implements RequestEvent {
         public Succeed {

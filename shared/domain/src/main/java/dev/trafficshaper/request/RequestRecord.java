@@ -19,8 +19,8 @@ import java.util.Objects;
  * @param taskToken       nullable; the Step Functions task token to release
  * @param callbackUrl     nullable; the webhook to notify
  * @param expiresAtMillis when the record stops existing (a whole second: it is the TTL)
- * @param requeues        how often Bedrock throttled or failed it transiently and it went back to
- *                        the queue (a stale admission's return does not count)
+ * @param requeues        how often Bedrock throttled it and it went back to the queue (a stale
+ *                        admission's return and a failure that proves Bedrock did nothing do not count)
  * @param requeueReason   nullable; why it last went back to the queue
  * @param bodyDigest      nullable; the canonical digest of the submitted body, so that a re-post of
  *                        its {@code requestId} with another body is told apart
@@ -73,6 +73,11 @@ public record RequestRecord(
 
     public boolean isTerminal() {
         return state.isTerminal();
+    }
+
+    /** Whether Bedrock's answer is stored on this INVOKING request (it only awaits its terminal write). */
+    public boolean isAnswered() {
+        return state == RequestState.INVOKING && resultRef != null && actualUsage != null;
     }
 
     /** The status the HTTP API reports: 202 while pending, 200 on success, the failure's code otherwise. */

@@ -9,7 +9,12 @@ public enum RequeueReason {
     /** Bedrock answered 429: the quota is tighter than the pacer believed, so its target drops. */
     THROTTLED,
 
-    /** A 5xx, a timeout or a model not ready: nothing was learnt about the quota; the reservation is released. */
+    /**
+     * An error that proves Bedrock did nothing (a 5xx or model-not-ready answered at once, a
+     * connection never made): nothing was learnt about the quota; the reservation is released and
+     * the drainer holds the request back with backoff. Not counted against the requeue budget: only
+     * the deadline bounds it.
+     */
     TRANSIENT,
 
     /**
@@ -21,6 +26,6 @@ public enum RequeueReason {
 
     /** Whether this requeue spends one of the request's allowed requeues. */
     public boolean countsAgainstBudget() {
-        return this != STALE_ADMISSION;
+        return this == THROTTLED;
     }
 }

@@ -23,9 +23,9 @@ class OutcomeClassifierTest {
             "ModelNotReadyException,        429, transient, MODEL_NOT_READY,        true,  503",
             "ServiceUnavailableException,   503, transient, SERVICE_UNAVAILABLE,    true,  503",
             "InternalServerException,       500, transient, INTERNAL_SERVER,        true,  503",
-            "ModelTimeoutException,         408, transient, MODEL_TIMEOUT,          true,  503",
-            "ModelErrorException,           424, transient, MODEL_ERROR,            true,  503",
-            "ModelStreamErrorException,     424, transient, MODEL_ERROR,            true,  503",
+            "ModelTimeoutException,         408, transient, MODEL_TIMEOUT,          false, 504",
+            "ModelErrorException,           424, transient, MODEL_ERROR,            false, 504",
+            "ModelStreamErrorException,     424, transient, MODEL_ERROR,            false, 504",
             "ValidationException,           400, rejected,  VALIDATION,             false, 400",
             "ServiceQuotaExceededException, 400, rejected,  SERVICE_QUOTA_EXCEEDED, false, 429",
             "AccessDeniedException,         403, rejected,  ACCESS_DENIED,          false, 503",
@@ -79,9 +79,30 @@ class OutcomeClassifierTest {
     void clientSideFailuresAreTransientWithoutAStatus() {
         assertThat(OutcomeClassifier.clientTimeout("slow"))
                 .isEqualTo(new Transient(TransientKind.CLIENT_TIMEOUT, 0, "slow"));
-        assertThat(OutcomeClassifier.connectionFailure("reset"))
-                .isEqualTo(new Transient(TransientKind.CONNECTION, 0, "reset"));
-        assertThat(OutcomeClassifier.clientTimeout("slow").failureReason()).isEqualTo(FailureReason.DEPENDENCY_ERROR);
+        assertThat(OutcomeClassifier.connectionFailure(new java.io.IOException("reset")))
+                .isEqualTo(new Transient(TransientKind.CONNECTION_BROKEN, 0, "reset"));
+        assertThat(OutcomeClassifier.connectionFailure(
+                new IllegalStateException("wrapped", new java.net.ConnectException("refused"))))
+                .isEqualTo(new Transient(TransientKind.CONNECTION_REFUSED, 0, "wrapped"));
+        assertThat(OutcomeClassifier.connectionFailure(new java.net.UnknownHostException("nowhere")).kind())
+                .isEqualTo(TransientKind.CONNECTION_REFUSED);
+    }
+
+    @Test
+    void onlyFailuresThatProveBedrockDidNothingMayBeSentAgain() {
+        assertThat(OutcomeClassifier.clientTimeout("slow").retryable()).isFalse();
+        assertThat(OutcomeClassifier.clientTimeout("slow").failureReason()).isEqualTo(FailureReason.MODEL_TIMEOUT);
+        assertThat(FailureReason.MODEL_TIMEOUT.httpStatus()).isEqualTo(504);
+        assertThat(OutcomeClassifier.connectionFailure(new java.io.IOException("reset")).retryable()).isFalse();
+        assertThat(OutcomeClassifier.classify("ModelTimeoutException", 408, "").retryable()).isFalse();
+        assertThat(OutcomeClassifier.classify("ModelErrorException", 424, "").retryable()).isFalse();
+        assertThat(OutcomeClassifier.classify("ServiceUnavailableException", 503, "").retryable()).isTrue();
+        assertThat(OutcomeClassifier.classify("InternalServerException", 500, "").retryable()).isTrue();
+        assertThat(OutcomeClassifier.classify("ModelNotReadyException", 429, "").retryable()).isTrue();
+        assertThat(OutcomeClassifier.classify("ServiceUnavailableException", 503, "").failureReason())
+                .isEqualTo(FailureReason.DEPENDENCY_ERROR);
+        assertThat(OutcomeClassifier.connectionFailure(new java.net.ConnectException("refused")).retryable())
+                .isTrue();
     }
 
     @Test
@@ -100,8 +121,10 @@ class OutcomeClassifierTest {
 
         assertThat(new Throttled("").failureReasonAt(before, DEADLINE)).isEqualTo(FailureReason.THROTTLED);
         assertThat(new Throttled("").failureReasonAt(DEADLINE, DEADLINE)).isEqualTo(FailureReason.DEADLINE_EXPIRED);
+        assertThat(OutcomeClassifier.classify("InternalServerException", 500, "")
+                .failureReasonAt(DEADLINE.plusSeconds(1), DEADLINE)).isEqualTo(FailureReason.DEADLINE_EXPIRED);
         assertThat(OutcomeClassifier.clientTimeout("").failureReasonAt(DEADLINE.plusSeconds(1), DEADLINE))
-                .isEqualTo(FailureReason.DEADLINE_EXPIRED);
+                .as("a call that may have run says so, whenever it ends").isEqualTo(FailureReason.MODEL_TIMEOUT);
         assertThat(FailureReason.DEADLINE_EXPIRED.httpStatus()).isEqualTo(504);
     }
 

@@ -123,14 +123,16 @@ class StatusServiceTest {
     @Test
     void failuresReportTheirHttpStatusAndReason() throws Exception {
         failWith("throttled", new BedrockOutcome.Throttled("slow down"), 0);
-        failWith("broken", new BedrockOutcome.Transient(TransientKind.INTERNAL_SERVER, 500, "oops"), 0);
+        failWith("broken", new BedrockOutcome.Rejected(RejectionKind.ACCESS_DENIED, 403, "denied"), 0);
         failWith("invalid", new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "bad"), 3);
+        failWith("timed-out", new BedrockOutcome.Transient(TransientKind.CLIENT_TIMEOUT, 0, "no answer"), 0);
         shaper.enqueue("late", MODEL, DEADLINE);
         shaper.queue.expire(QueueItem.of(shaper.record("late")), DEADLINE);
 
         assertFailure("throttled", 429, "THROTTLED", "FAILED");
         assertFailure("broken", 503, "DEPENDENCY_ERROR", "FAILED");
         assertFailure("invalid", 400, "INVALID_REQUEST", "FAILED");
+        assertFailure("timed-out", 504, "MODEL_TIMEOUT", "FAILED");
         assertFailure("late", 504, "DEADLINE_EXPIRED", "EXPIRED");
     }
 

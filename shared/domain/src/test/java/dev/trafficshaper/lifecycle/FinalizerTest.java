@@ -124,4 +124,30 @@ class FinalizerTest {
         shaper.admit(requestId);
         assertThat(shaper.requests.transition(requestId, new RequestEvent.StartInvoking(), T0).applied()).isTrue();
     }
+
+    @Test
+    void aWorkflowWhoseEnqueueNeverHappenedLeavesAFailedRequestNotAnUnknownOne() {
+        Ticket ticket = shaper.ticket("never-queued", TENANT, MODEL, DEADLINE);
+
+        RequestRecord ended = finalizer.finalizeTicket(ticket, "Lambda.TooManyRequestsException",
+                "Rate Exceeded.", shaper.now()).orElseThrow();
+
+        assertThat(ended.state()).isEqualTo(RequestState.FAILED);
+        assertThat(ended.failureReason()).isEqualTo(FailureReason.ABORTED);
+        assertThat(ended.httpStatus()).isEqualTo(503);
+        assertThat(ended.detail()).contains("Lambda.TooManyRequestsException");
+        assertThat(shaper.record("never-queued")).isEqualTo(ended);
+        assertThat(shaper.queue.heads(MODEL, 10, shaper.now()).work()).as("no queue item left behind").isEmpty();
+    }
+
+    @Test
+    void aTicketWhoseRequestIsQueuedIsFinalizedAsTheRequest() {
+        Ticket ticket = shaper.ticket("queued", TENANT, MODEL, DEADLINE);
+        shaper.enqueue("queued", MODEL, DEADLINE);
+        shaper.clock.set(DEADLINE + 1);
+
+        RequestRecord ended = finalizer.finalizeTicket(ticket, "States.Timeout", "", shaper.now()).orElseThrow();
+
+        assertThat(ended.state()).isEqualTo(RequestState.EXPIRED);
+    }
 }

@@ -200,38 +200,72 @@ class InvocationServiceTest {
 
         RequestRecord back = shaper.record("r1");
         assertThat(back.state()).isEqualTo(RequestState.QUEUED);
-        assertThat(back.requeues()).isEqualTo(1);
+        assertThat(back.requeues()).as("a failure that proves nothing ran spends no requeue").isZero();
         assertThat(back.requeueReason()).isEqualTo(RequeueReason.TRANSIENT);
-        assertThat(back.detail()).isEqualTo("transient Bedrock failure: try later");
+        assertThat(back.detail()).isEqualTo("Bedrock did nothing: try later");
         assertThat(shaper.wakes).containsExactly(MODEL);
         assertThat(shaper.resumed).isEmpty();
         assertThat(shaper.metrics.events).containsExactly("requeued nova-lite");
     }
 
     @Test
-    void aTransientFailureThatKeepsRecurringIsADependencyError() {
+    void aTransientFailureThatKeepsRecurringGoesBackUntilTheDeadlineAndThenExpires() {
         shaper.enqueue("r1", MODEL, DEADLINE);
         BedrockOutcome unavailable = new BedrockOutcome.Transient(TransientKind.SERVICE_UNAVAILABLE, 503, "try later");
-        bedrock.answer("r1", unavailable, unavailable, unavailable, unavailable);
+        bedrock.answer("r1", unavailable, unavailable, unavailable, unavailable, unavailable);
         List<Result> results = new ArrayList<>();
 
-        for (int attempt = 0; attempt < 4; attempt++) {
+        for (int attempt = 0; attempt < 5; attempt++) {
             shaper.admit("r1");
+            if (attempt == 4) {
+                bedrock.duringCall(id -> shaper.clock.set(DEADLINE));
+            }
             results.add(invocations.process("r1"));
             shaper.clock.advance(1_000);
         }
 
-        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.FAILED);
+        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.REQUEUED,
+                Result.FAILED);
         RequestRecord failed = shaper.record("r1");
-        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEPENDENCY_ERROR);
-        assertThat(failed.httpStatus()).isEqualTo(503);
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEADLINE_EXPIRED);
+        assertThat(failed.httpStatus()).isEqualTo(504);
         assertThat(failed.detail()).isEqualTo("Bedrock answered 503: try later");
-        assertThat(failed.requeues()).isEqualTo(3);
+        assertThat(failed.requeues()).isZero();
         assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
     }
 
     @Test
-    void aTransientFailureAfterTheDeadlineIsAnExpiredDeadline() {
+    void aCallThatMayHaveRunEndsAsAModelTimeoutAndIsNeverSentAgain() {
+        for (BedrockOutcome mayHaveRun : List.of(
+                new BedrockOutcome.Transient(TransientKind.CLIENT_TIMEOUT, 0, "no answer"),
+                new BedrockOutcome.Transient(TransientKind.CONNECTION_BROKEN, 0, "reset mid-call"),
+                new BedrockOutcome.Transient(TransientKind.MODEL_TIMEOUT, 408, "too slow"),
+                new BedrockOutcome.Transient(TransientKind.MODEL_ERROR, 424, "model failed"))) {
+            String id = "r-" + ((BedrockOutcome.Transient) mayHaveRun).kind();
+            admitted(id, DEADLINE);
+            bedrock.answer(id, mayHaveRun);
+
+            assertThat(invocations.process(id)).as(id).isEqualTo(Result.FAILED);
+
+            RequestRecord failed = shaper.record(id);
+            assertThat(failed.failureReason()).as(id).isEqualTo(FailureReason.MODEL_TIMEOUT);
+            assertThat(failed.httpStatus()).as(id).isEqualTo(504);
+            assertThat(failed.detail()).as(id).startsWith("the call may have run");
+            assertThat(bedrock.callsFor(id)).as(id).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aConnectionNeverMadeGoesBackToTheQueue() {
+        admitted("r1", DEADLINE);
+        bedrock.answer("r1", new BedrockOutcome.Transient(TransientKind.CONNECTION_REFUSED, 0, "refused"));
+
+        assertThat(invocations.process("r1")).isEqualTo(Result.REQUEUED);
+        assertThat(shaper.record("r1").requeueReason()).isEqualTo(RequeueReason.TRANSIENT);
+    }
+
+    @Test
+    void aClientTimeoutAfterTheDeadlineIsStillAModelTimeout() {
         admitted("r1", DEADLINE);
         bedrock.answer("r1", new BedrockOutcome.Transient(TransientKind.CLIENT_TIMEOUT, 0, "no answer"));
         bedrock.duringCall(id -> shaper.clock.set(DEADLINE + 1));
@@ -239,8 +273,8 @@ class InvocationServiceTest {
         assertThat(invocations.process("r1")).isEqualTo(Result.FAILED);
 
         RequestRecord failed = shaper.record("r1");
-        assertThat(failed.failureReason()).isEqualTo(FailureReason.DEADLINE_EXPIRED);
-        assertThat(failed.detail()).startsWith("Bedrock answered nothing");
+        assertThat(failed.failureReason()).isEqualTo(FailureReason.MODEL_TIMEOUT);
+        assertThat(failed.detail()).contains("Bedrock answered nothing");
     }
 
     @Test

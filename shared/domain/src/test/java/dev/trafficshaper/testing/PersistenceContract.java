@@ -476,6 +476,74 @@ public abstract class PersistenceContract {
     }
 
     @Test
+    void unsettledListsTheAdmittedAndInvokingRequestsAdmittedBeforeATimeOldestFirst() {
+        for (String id : List.of("u1", "u2", "u3", "u4", "u5")) {
+            store.queue().enqueue(request(id, Lane.INTERACTIVE, DEADLINE), T0);
+        }
+        Lease lease = acquire("drainer-1", T0 + 10);
+        admitOne(lease, "u1", T0 + 100);
+        admitOne(lease, "u2", T0 + 200);
+        admitOne(lease, "u3", T0 + 300);
+        admitOne(lease, "u4", T0 + 400);
+        store.requests().transition("u2", new RequestEvent.StartInvoking(), T0 + 500);
+        store.requests().transition("u3", new RequestEvent.StartInvoking(), T0 + 500);
+        PayloadRef result = store.payloads().put("u3", PayloadKind.RESULT, Payload.json("{\"output\":1}"), DEADLINE);
+        store.requests().transition("u3", new RequestEvent.RecordAnswer(TokenUsage.of(10, 2), result), T0 + 600);
+        store.requests().transition("u4", new RequestEvent.StartInvoking(), T0 + 500);
+        store.requests().transition("u4", RequestEvent.Fail.of(FailureReason.MODEL_TIMEOUT, "gone"), T0 + 700);
+
+        List<RequestRecord> before = eventually(() -> store.queue().unsettled(MODEL, T0 + 350, 10, T0 + 800),
+                found -> found.size() == 3);
+        List<RequestRecord> first = store.queue().unsettled(MODEL, T0 + 10_000, 1, T0 + 800);
+
+        assertThat(before).extracting(RequestRecord::requestId).containsExactly("u1", "u2", "u3");
+        assertThat(before).extracting(RequestRecord::state)
+                .containsExactly(RequestState.ADMITTED, RequestState.INVOKING, RequestState.INVOKING);
+        assertThat(before.get(2).isAnswered()).isTrue();
+        assertThat(before.get(2).resultRef()).isEqualTo(result);
+        assertThat(before.get(2).actualUsage()).isEqualTo(TokenUsage.of(10, 2));
+        assertThat(first).extracting(RequestRecord::requestId).containsExactly("u1");
+    }
+
+    @Test
+    void aRequestLeavesTheUnsettledOnesWhenItEndsOrGoesBackToTheQueue() {
+        store.queue().enqueue(request("done", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("back", Lane.INTERACTIVE, DEADLINE), T0);
+        store.queue().enqueue(request("late", Lane.INTERACTIVE, DEADLINE), T0);
+        Lease lease = acquire("drainer-1", T0 + 10);
+        admitOne(lease, "done", T0 + 100);
+        admitOne(lease, "back", T0 + 100);
+        admitOne(lease, "late", T0 + 100);
+        store.requests().transition("done", new RequestEvent.StartInvoking(), T0 + 200);
+        PayloadRef result = store.payloads().put("done", PayloadKind.RESULT, Payload.json("{}"), DEADLINE);
+        store.requests().transition("done", new RequestEvent.Succeed(TokenUsage.of(1, 1), result), T0 + 300);
+        RequestRecord invoking = store.requests().transition("back", new RequestEvent.StartInvoking(), T0 + 200)
+                .record();
+        store.queue().requeue(invoking, new RequestEvent.Requeue(1, RequeueReason.THROTTLED, "429"), T0 + 300);
+        store.queue().expire(QueueItem.of(store.requests().find("late", T0 + 300).orElseThrow()), T0 + 300);
+
+        List<RequestRecord> left = eventually(() -> store.queue().unsettled(MODEL, T0 + 10_000, 10, T0 + 400),
+                List::isEmpty);
+
+        assertThat(left).isEmpty();
+    }
+
+    private void admitOne(Lease lease, String requestId, long nowMillis) {
+        QueueItem item = QueueItem.of(store.requests().find(requestId, nowMillis).orElseThrow());
+        assertThat(store.queue().admit(lease, List.of(item), nowMillis).admitted()).containsExactly(item);
+    }
+
+    /** The unsettled index may trail the table (a global secondary index is eventually consistent). */
+    private static <T> T eventually(java.util.function.Supplier<T> read, java.util.function.Predicate<T> done) {
+        T value = read.get();
+        for (int attempt = 0; attempt < 50 && !done.test(value); attempt++) {
+            Thread.onSpinWait();
+            value = read.get();
+        }
+        return value;
+    }
+
+    @Test
     void aThrottledRequestGoesBackToItsPlaceInTheQueueOnce() {
         store.queue().enqueue(request("first", Lane.INTERACTIVE, DEADLINE), T0);
         store.queue().enqueue(request("second", Lane.INTERACTIVE, DEADLINE), T0 + 1);

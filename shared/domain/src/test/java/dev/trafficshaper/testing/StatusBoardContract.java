@@ -53,4 +53,20 @@ public abstract class StatusBoardContract {
         assertThat(board.publish(later, 6)).isTrue();
         assertThat(board.read("nova-lite")).contains(later);
     }
+
+    @Test
+    void aDrainerThatLostItsLeaseUnawaresCannotReplaceThePacerStateItsSuccessorHandsOn() {
+        ModelStatus mine = new ModelStatus("nova-lite", T0, 3, 0, 0, T0, 0.95, 10, 0, "{\"pacer\":\"old holder\"}");
+        board.publish(mine, 7);
+        ModelStatus successors = new ModelStatus("nova-lite", T0 + 31_000, 3, 0, 0, T0, 0.8, 12, 1,
+                "{\"pacer\":\"successor\"}");
+        board.publish(successors, 8);
+
+        // The old holder, paused past its lease, wakes and publishes its final status and pacer state.
+        boolean late = board.publish(new ModelStatus("nova-lite", T0 + 32_000, 0, 0, 0, T0, 0.95, 11, 0,
+                "{\"pacer\":\"old holder, later\"}"), 7);
+
+        assertThat(late).isFalse();
+        assertThat(board.read("nova-lite").orElseThrow().pacerState()).isEqualTo("{\"pacer\":\"successor\"}");
+    }
 }

@@ -181,7 +181,7 @@ class InvokerAgainstSimulatorIT {
                     .invoke(CATALOG.require("nova-lite"), converse("hi", 10), TIMEOUT);
 
             assertThat(outcome).isInstanceOfSatisfying(Transient.class,
-                    t -> assertThat(t.kind()).isEqualTo(TransientKind.CONNECTION));
+                    t -> assertThat(t.kind()).isEqualTo(TransientKind.CONNECTION_REFUSED));
         }
     }
 

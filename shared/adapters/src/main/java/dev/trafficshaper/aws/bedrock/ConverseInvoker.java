@@ -40,7 +40,7 @@ final class ConverseInvoker implements ShapeInvoker {
         } catch (SignedHttp.TimedOut e) {
             return OutcomeClassifier.clientTimeout(e.getMessage());
         } catch (IOException e) {
-            return OutcomeClassifier.connectionFailure(String.valueOf(e.getMessage()));
+            return OutcomeClassifier.connectionFailure(e);
         }
         return RuntimeReplies.outcome(reply, ConverseInvoker::success);
     }

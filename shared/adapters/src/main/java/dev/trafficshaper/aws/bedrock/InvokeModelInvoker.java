@@ -63,7 +63,7 @@ final class InvokeModelInvoker implements ShapeInvoker {
         } catch (ApiCallTimeoutException | ApiCallAttemptTimeoutException e) {
             return OutcomeClassifier.clientTimeout(e.getMessage());
         } catch (SdkClientException e) {
-            return OutcomeClassifier.connectionFailure(e.getMessage());
+            return OutcomeClassifier.connectionFailure(e);
         }
         SdkHttpResponse http = response.sdkHttpResponse();
         TokenUsage usage = new TokenUsage(header(http, INPUT_TOKENS), header(http, OUTPUT_TOKENS),

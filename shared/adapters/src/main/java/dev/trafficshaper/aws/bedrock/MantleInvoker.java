@@ -76,7 +76,7 @@ abstract class MantleInvoker implements ShapeInvoker {
         } catch (SignedHttp.TimedOut e) {
             return OutcomeClassifier.clientTimeout(e.getMessage());
         } catch (IOException e) {
-            return OutcomeClassifier.connectionFailure(String.valueOf(e.getMessage()));
+            return OutcomeClassifier.connectionFailure(e);
         }
         JsonNode body = UsageReading.tree(reply.body());
         if (reply.status() / 100 != 2 || !body.isObject()) {

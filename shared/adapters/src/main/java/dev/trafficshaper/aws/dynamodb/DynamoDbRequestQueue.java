@@ -199,7 +199,8 @@ public final class DynamoDbRequestQueue implements RequestQueue {
             List<TransactWriteItem> actions = new ArrayList<>();
             actions.add(TransactWriteItem.builder().conditionCheck(leaseCheck(lease, nowMillis)).build());
             for (QueueItem item : pending) {
-                actions.add(TransactWriteItem.builder().update(update.transactUpdate(table, item.requestId())).build());
+                actions.add(TransactWriteItem.builder().update(update.indexedAsUnsettled(item.modelKey(), item.shard(),
+                        nowMillis, item.requestId()).transactUpdate(table, item.requestId())).build());
                 actions.add(TransactWriteItem.builder().delete(deleteOf(item)).build());
             }
             try {
@@ -293,6 +294,37 @@ public final class DynamoDbRequestQueue implements RequestQueue {
         }
         removeLeftover(item);
         return result;
+    }
+
+    /** One Query of the sparse unsettled index per shard, oldest admission first. */
+    @Override
+    public List<RequestRecord> unsettled(String modelKey, long admittedBeforeMillis, int limit, long nowMillis) {
+        int shards = catalog.require(modelKey).shards();
+        List<RequestRecord> found = new ArrayList<>();
+        for (int shard = 0; shard < shards; shard++) {
+            String pk = TableKeys.unsettledPk(modelKey, shard);
+            Map<String, AttributeValue> start = null;
+            do {
+                Map<String, AttributeValue> from = start;
+                var page = dynamoDb.query(b -> b.tableName(table).indexName(TableKeys.UNSETTLED_INDEX)
+                        .keyConditionExpression("#pk = :pk AND #sk < :before")
+                        .expressionAttributeNames(Map.of("#pk", TableKeys.UNSETTLED_PK, "#sk", TableKeys.UNSETTLED_SK))
+                        .expressionAttributeValues(Map.of(":pk", s(pk),
+                                ":before", s(TableKeys.unsettledBefore(admittedBeforeMillis))))
+                        .limit(limit).exclusiveStartKey(from));
+                for (Map<String, AttributeValue> item : page.items()) {
+                    RequestRecord record = RequestItems.status(item);
+                    if (record.isLive(nowMillis) && (record.state() == RequestState.ADMITTED
+                            || record.state() == RequestState.INVOKING)) {
+                        found.add(record);
+                    }
+                }
+                start = page.lastEvaluatedKey() == null || page.lastEvaluatedKey().isEmpty() ? null
+                        : page.lastEvaluatedKey();
+            } while (start != null && found.size() < limit);
+        }
+        found.sort(java.util.Comparator.comparingLong(RequestRecord::admittedAtMillis));
+        return found.size() > limit ? List.copyOf(found.subList(0, limit)) : found;
     }
 
     /** One {@code Select=COUNT} Query chain per shard, the shards at once. */

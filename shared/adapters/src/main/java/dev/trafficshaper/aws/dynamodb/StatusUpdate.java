@@ -81,7 +81,26 @@ record StatusUpdate(String updateExpression, String conditionExpression, Map<Str
             values.put(":nowMillis", n(nowMillis));
             condition += " AND #deadlineAt > :nowMillis";
         }
-        return new StatusUpdate("SET " + String.join(", ", sets), condition, names, values);
+        String update = "SET " + String.join(", ", sets);
+        if (event.to() != RequestState.ADMITTED && event.to() != RequestState.INVOKING) {
+            // Leaves the sparse index of unsettled requests (a no-op for one that was never in it).
+            names.put("#unsettledPk", TableKeys.UNSETTLED_PK);
+            names.put("#unsettledSk", TableKeys.UNSETTLED_SK);
+            update += " REMOVE #unsettledPk, #unsettledSk";
+        }
+        return new StatusUpdate(update, condition, names, values);
+    }
+
+    /** This (admission) update, also putting the request in the sparse index of unsettled requests. */
+    StatusUpdate indexedAsUnsettled(String modelKey, int shard, long admittedAtMillis, String requestId) {
+        Map<String, String> moreNames = new HashMap<>(names);
+        Map<String, AttributeValue> moreValues = new HashMap<>(values);
+        moreNames.put("#unsettledPk", TableKeys.UNSETTLED_PK);
+        moreNames.put("#unsettledSk", TableKeys.UNSETTLED_SK);
+        moreValues.put(":unsettledPk", s(TableKeys.unsettledPk(modelKey, shard)));
+        moreValues.put(":unsettledSk", s(TableKeys.unsettledSk(admittedAtMillis, requestId)));
+        return new StatusUpdate(updateExpression + ", #unsettledPk = :unsettledPk, #unsettledSk = :unsettledSk",
+                conditionExpression, moreNames, moreValues);
     }
 
     private static void set(List<String> sets, Map<String, String> names, Map<String, AttributeValue> values,

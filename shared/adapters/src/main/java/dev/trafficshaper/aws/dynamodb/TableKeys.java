@@ -34,6 +34,14 @@ public final class TableKeys {
     public static final String LEASE_SK = "LEASE";
     public static final String CONFIG_SK = "CONFIG";
     public static final String STATUS_SK = "STATUS";
+    /**
+     * The sparse global secondary index of unsettled requests: only a status item that is ADMITTED
+     * or INVOKING carries its key attributes, so the sweeper's Query reads what may be stuck and
+     * nothing else. Partitioned by model and shard like the queue, so no index key runs hot.
+     */
+    public static final String UNSETTLED_INDEX = "unsettled";
+    public static final String UNSETTLED_PK = "unsettledPk";
+    public static final String UNSETTLED_SK = "unsettledSk";
     /** Hex digits of a tenant's digest in queue sort keys. */
     public static final int TENANT_DIGEST_LENGTH = 16;
 
@@ -48,6 +56,8 @@ public final class TableKeys {
             new KeyPattern("queue item", "MODEL#{model}#Q#{shard}",
                     "{laneRank}-{lane}#{tenantDigest}#{enqueuedAtMillis:15}#{requestId}"),
             new KeyPattern("request status", "REQ#{requestId}", STATUS_SK),
+            new KeyPattern("unsettled index (GSI " + UNSETTLED_INDEX + ")", "MODEL#{model}#A#{shard}",
+                    "{admittedAtMillis:15}#{requestId}"),
             new KeyPattern("payload", "REQ#{requestId}", "PAYLOAD#{kind}#{sha256}"),
             new KeyPattern("usage settlement", "MODEL#{model}#U#{bucketStartMillis}#{shard}", "REQ#{requestId}"));
 
@@ -109,6 +119,19 @@ public final class TableKeys {
             throw new IllegalArgumentException("not a queue sort key: " + queueSk);
         }
         return queueSk.substring(0, second + 1);
+    }
+
+    public static String unsettledPk(String model, int shard) {
+        return modelPk(model) + "#A#" + shard;
+    }
+
+    public static String unsettledSk(long admittedAtMillis, String requestId) {
+        return String.format("%015d", admittedAtMillis) + "#" + requestId;
+    }
+
+    /** The first index sort key after every admission before {@code admittedBeforeMillis}. */
+    public static String unsettledBefore(long admittedBeforeMillis) {
+        return String.format("%015d", Math.max(0, admittedBeforeMillis));
     }
 
     public static String requestPk(String requestId) {
