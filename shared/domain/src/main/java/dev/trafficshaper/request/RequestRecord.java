@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param requeues        how often Bedrock throttled or failed it transiently and it went back to
  *                        the queue (a stale admission's return does not count)
  * @param requeueReason   nullable; why it last went back to the queue
+ * @param delivery        nullable; where its webhook stands, once the request has ended with a
+ *                        {@code callbackUrl}
  */
 public record RequestRecord(
         String requestId,
@@ -47,7 +49,8 @@ public record RequestRecord(
         String callbackUrl,
         long expiresAtMillis,
         int requeues,
-        RequeueReason requeueReason) {
+        RequeueReason requeueReason,
+        DeliveryState delivery) {
 
     public RequestRecord {
         Identifiers.require("requestId", requestId);
@@ -102,7 +105,7 @@ public record RequestRecord(
                 .finishedAtMillis(finishedAtMillis).fencingToken(fencingToken).estimate(estimate)
                 .payloadRef(payloadRef).failureReason(failureReason).detail(detail).actualUsage(actualUsage)
                 .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues)
-                .requeueReason(requeueReason);
+                .requeueReason(requeueReason).delivery(delivery);
     }
 
     /** Rounds a time up to the next whole second, the resolution of DynamoDB's TTL attribute. */
@@ -135,6 +138,7 @@ public record RequestRecord(
         private long expiresAtMillis;
         private int requeues;
         private RequeueReason requeueReason;
+        private DeliveryState delivery;
 
         private Builder() {
         }
@@ -163,12 +167,13 @@ public record RequestRecord(
         public Builder expiresAtMillis(long value) { this.expiresAtMillis = value; return this; }
         public Builder requeues(int value) { this.requeues = value; return this; }
         public Builder requeueReason(RequeueReason value) { this.requeueReason = value; return this; }
+        public Builder delivery(DeliveryState value) { this.delivery = value; return this; }
 
         public RequestRecord build() {
             return new RequestRecord(requestId, tenant, modelKey, lane, state, shard, enqueuedAtMillis,
                     deadlineMillis, updatedAtMillis, admittedAtMillis, startedAtMillis, finishedAtMillis,
                     fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, taskToken,
-                    callbackUrl, expiresAtMillis, requeues, requeueReason);
+                    callbackUrl, expiresAtMillis, requeues, requeueReason, delivery);
         }
     }
 }
