@@ -8,11 +8,14 @@ import dev.trafficshaper.composition.Lazy;
 import dev.trafficshaper.composition.ShaperPorts;
 import dev.trafficshaper.composition.ShaperServices;
 import dev.trafficshaper.composition.ShaperSettings;
+import dev.trafficshaper.delivery.DeliverySchedule;
 import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.functions.aws.EventBridgeOutcomeEvents;
 import dev.trafficshaper.functions.aws.LambdaAsync;
 import dev.trafficshaper.functions.aws.PowertoolsMetrics;
+import dev.trafficshaper.functions.aws.SqsWebhookAttempts;
+import dev.trafficshaper.functions.aws.SqsWebhookQueue;
 import dev.trafficshaper.functions.aws.StepFunctionsCallback;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.ConcurrentDispatch;
@@ -38,6 +41,7 @@ import software.amazon.awssdk.services.lambda.LambdaClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.lambda.powertools.parameters.ssm.SSMProvider;
 
 /**
@@ -55,6 +59,8 @@ public final class Shaper {
 
     private final ShaperEnvironment env;
     private final Lazy<SfnClient> sfn;
+    private final Lazy<SqsWebhookQueue> webhookQueue;
+    private final Lazy<SqsWebhookAttempts> webhookAttempts;
     private final Lazy<PowertoolsMetrics> metrics;
     private final Lazy<DynamoDbStores> persistence;
     private final ShaperServices services;
@@ -70,6 +76,7 @@ public final class Shaper {
         Lazy<LambdaAsync> lambdaAsync = Lazy.of(() -> new LambdaAsync(lambda.get(),
                 env.require("BEDROCK_PROCESSOR_FUNCTION"), env.require("QUEUE_PROCESSOR_FUNCTION")));
         this.sfn = Lazy.of(clients::sfn);
+        this.webhookQueue = Lazy.of(() -> new SqsWebhookQueue(clients.sqs(), env.require("DELIVERY_QUEUE_URL")));
         this.metrics = Lazy.of(() -> new PowertoolsMetrics(
                 env.optional("POWERTOOLS_METRICS_NAMESPACE").orElse("TrafficShaper"),
                 env.optional("POWERTOOLS_SERVICE_NAME").orElse("traffic-shaper")));
@@ -89,10 +96,13 @@ public final class Shaper {
                 .wake(wake != null ? () -> wake : lambdaAsync)
                 .callback(() -> new StepFunctionsCallback(sfn.get()))
                 .events(() -> new EventBridgeOutcomeEvents(clients.events(), env.require("EVENT_BUS_NAME")))
+                .webhookQueue(webhookQueue)
                 .webhookSecret(() -> webhookSecret(clients.secrets()))
                 .metrics(metrics)
-                .settings(ShaperSettings.builder().callbacks(callbackPolicy(env)).build())
+                .settings(ShaperSettings.builder().callbacks(callbackPolicy(env)).delivery(deliverySchedule(env)).build())
                 .build());
+        this.webhookAttempts = Lazy.of(() -> new SqsWebhookAttempts(webhookQueue.get(), services.webhookSender(),
+                System::currentTimeMillis));
     }
 
     /**
@@ -128,6 +138,7 @@ public final class Shaper {
         EventBridgeClient events();
         SecretsManagerClient secrets();
         BedrockRuntimeClient bedrock();
+        SqsClient sqs();
 
         static Clients defaults() {
             HttpKeepAlive.ensure();
@@ -140,6 +151,7 @@ public final class Shaper {
                 public SecretsManagerClient secrets() {
                     return SecretsManagerClient.builder().httpClient(http()).build();
                 }
+                public SqsClient sqs() { return SqsClient.builder().httpClient(http()).build(); }
                 public BedrockRuntimeClient bedrock() {
                     return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
                             .httpClient(UrlConnectionHttpClient.builder().socketTimeout(InvocationService.MAX_CALL)
@@ -190,6 +202,11 @@ public final class Shaper {
         return services.notifier();
     }
 
+    /** The delivery queue's batches: one webhook attempt per message. */
+    public SqsWebhookAttempts webhookAttempts() {
+        return webhookAttempts.get();
+    }
+
     public ModelCatalog catalog() {
         return services.ports().catalog();
     }
@@ -219,6 +236,20 @@ public final class Shaper {
 
     public ShaperEnvironment environment() {
         return env;
+    }
+
+    /**
+     * The webhook schedule; the stack sets the queue's {@code maxReceiveCount} to the same
+     * {@code WEBHOOK_MAX_ATTEMPTS}, so the last failed attempt is the message's last receive.
+     */
+    private static DeliverySchedule deliverySchedule(ShaperEnvironment env) {
+        DeliverySchedule defaults = DeliverySchedule.defaults();
+        return new DeliverySchedule(
+                env.optional("WEBHOOK_MAX_ATTEMPTS").map(Integer::parseInt).orElse(defaults.maxAttempts()),
+                env.optional("WEBHOOK_FIRST_RETRY_SECONDS").map(s -> Long.parseLong(s) * 1000)
+                        .orElse(defaults.firstRetryMillis()),
+                env.optional("WEBHOOK_MAX_RETRY_SECONDS").map(s -> Long.parseLong(s) * 1000)
+                        .orElse(defaults.maxRetryMillis()));
     }
 
     private static CallbackUrlPolicy callbackPolicy(ShaperEnvironment env) {

@@ -54,6 +54,7 @@ import software.amazon.awssdk.services.lambda.LambdaClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
 
 /**
@@ -82,6 +83,9 @@ class RequestLifecycleIT {
     private static final List<String> badSignatures = new ArrayList<>();
     private static final ExecutorService async = Executors.newCachedThreadPool();
     private static Map<String, String> baseEnv;
+    private static SqsClient sqs;
+    private static volatile boolean polling = true;
+    private static Thread deliveryPoller;
 
     @BeforeAll
     static void startDependencies() throws IOException {
@@ -94,9 +98,27 @@ class RequestLifecycleIT {
             events.createEventBus(b -> b.name(bus));
             String secretArn = secrets.createSecret(b -> b.name("webhook-" + System.nanoTime())
                     .secretString(new String(SECRET, StandardCharsets.UTF_8))).arn();
+            sqs = aws.configure(SqsClient.builder()).build();
+            String deliveries = sqs.createQueue(b -> b.queueName("deliveries-" + System.nanoTime())).queueUrl();
             baseEnv = new HashMap<>(Map.of("TABLE_NAME", table, "PAYLOAD_BUCKET", bucket, "EVENT_BUS_NAME", bus,
                     "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS, "SHAPER_LOCAL_CALLBACKS", "true",
-                    "QUEUE_PROCESSOR_FUNCTION", "queue-processor", "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor"));
+                    "QUEUE_PROCESSOR_FUNCTION", "queue-processor", "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor",
+                    "DELIVERY_QUEUE_URL", deliveries));
+            // the delivery queue's event source mapping: the real Notifier, one attempt per message
+            Shaper notifier = new Shaper(new ShaperEnvironment(baseEnv), clients(null));
+            // stopped by a flag, never interrupted: an aborted call would leave the single-threaded
+            // emulator waiting on a half-sent request
+            deliveryPoller = new Thread(() -> {
+                while (polling) {
+                    try {
+                        DeliveryQueuePoller.receiveAndHandle(sqs, deliveries, notifier);
+                    } catch (RuntimeException e) {
+                        System.err.println("delivery poll failed: " + e);
+                    }
+                }
+            }, "delivery-poller");
+            deliveryPoller.setDaemon(true);
+            deliveryPoller.start();
         }
         ModelCatalog servedByBedrock = ModelCatalog.of(List.of(ModelCatalog.parse(MODELS).require("nova-lite")));
         bedrock = BedrockSimulator.builder().catalog(servedByBedrock)
@@ -120,7 +142,11 @@ class RequestLifecycleIT {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws InterruptedException {
+        polling = false;
+        if (deliveryPoller != null) {
+            deliveryPoller.join(30_000);
+        }
         async.shutdownNow();
         if (webhooks != null) {
             webhooks.stop(0);
@@ -141,6 +167,11 @@ class RequestLifecycleIT {
         }
 
         Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator) {
+            this(admitTimeoutSeconds, wakeDrainer, deliveriesPerDispatch, simulator, Map.of());
+        }
+
+        Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator,
+                   Map<String, String> envOverrides) {
             Shaper[] self = new Shaper[1];
             InvocationDispatch dispatch = (model, requestId) -> {
                 for (int i = 0; i < deliveriesPerDispatch; i++) {
@@ -158,6 +189,7 @@ class RequestLifecycleIT {
                 }
             };
             Map<String, String> env = new HashMap<>(baseEnv);
+            env.putAll(envOverrides);
             StateMachineHarness.Builder builder = StateMachineHarness.builder()
                     .substitution("AdmitTimeoutSeconds", admitTimeoutSeconds)
                     .function("BudgetManagerFunctionArn", call(payload ->
@@ -214,7 +246,7 @@ class RequestLifecycleIT {
             assertThat(view.get("status").asText()).isEqualTo("SUCCEEDED");
             assertThat(view.path("response").path("output").path("message").isObject()).isTrue();
             assertThat(view.path("usage").path("outputTokens").asLong()).isPositive();
-            assertThat(webhookCalls.get(id)).as("webhook of " + id).hasValue(1);
+            awaitWebhook(id);
         }
         assertThat(bedrock.calls() - callsBefore).isEqualTo(4);
         assertThat(badSignatures).isEmpty();
@@ -235,7 +267,7 @@ class RequestLifecycleIT {
         assertThat(view.get("status").asText()).isEqualTo("FAILED");
         assertThat(view.get("reason").asText()).isEqualTo("DEPENDENCY_ERROR");
         assertThat(view.get("detail").asText()).contains("404");
-        assertThat(webhookCalls.get(id)).hasValue(1);
+        awaitWebhook(id);
     }
 
     @Test
@@ -251,7 +283,7 @@ class RequestLifecycleIT {
         assertThat(status.getStatusCode()).isEqualTo(504);
         assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
         assertThat(deployment.shaper.persistence().queue().depth("nova-lite", System.currentTimeMillis())).isZero();
-        assertThat(webhookCalls.get(id)).hasValue(1);
+        awaitWebhook(id);
     }
 
     @Test
@@ -277,7 +309,7 @@ class RequestLifecycleIT {
         APIGatewayProxyResponseEvent status = deployment.status(id);
         assertThat(status.getStatusCode()).isEqualTo(504);
         assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
-        assertThat(webhookCalls.get(id)).hasValue(1);
+        awaitWebhook(id);
     }
 
     @Test
@@ -291,7 +323,7 @@ class RequestLifecycleIT {
         assertThat(result.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
         assertThat(deployment.processorRuns).hasValue(2);
         assertThat(bedrock.calls() - callsBefore).isEqualTo(1);
-        assertThat(webhookCalls.get(id)).hasValue(1);
+        awaitWebhook(id);
     }
 
     @Test
@@ -313,7 +345,7 @@ class RequestLifecycleIT {
             // No answer in time: the call may have run, so it is a model timeout and never sent again.
             assertThat(view.get("reason").asText()).isEqualTo("MODEL_TIMEOUT");
             assertThat(hanging.calls()).isEqualTo(1);
-            assertThat(webhookCalls.get(id)).hasValue(1);
+            awaitWebhook(id);
         }
     }
 
@@ -330,6 +362,30 @@ class RequestLifecycleIT {
         assertThat(result.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
         assertThat(deployment.harness.sfn().listExecutions(b -> b.stateMachineArn(deployment.harness.stateMachineArn()))
                 .executions()).hasSize(1);
+    }
+
+    @Test
+    void aDeliveryThatCannotBeQueuedLeavesTheRequestSucceededAndTheFailureInTheExecutionOutput() {
+        Deployment deployment = new Deployment(300, true, 1, bedrock,
+                Map.of("DELIVERY_QUEUE_URL", aws.endpoint() + "/123456789012/no-such-queue"));
+        String id = deployment.submit(body("nova-lite", "undeliverable-" + System.nanoTime(), 60));
+
+        StateMachineHarness.Result result = deployment.awaitExecution(id);
+
+        assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(result.statesEntered()).containsExactly("Admit", "Deliver", "DeliveryNotSent");
+        assertThat(result.output().path("deliveryError").path("Cause").asText()).containsIgnoringCase("queue");
+        APIGatewayProxyResponseEvent status = deployment.status(id);
+        assertThat(status.getStatusCode()).isEqualTo(200);
+        assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(webhookCalls.get(id)).isNull();
+    }
+
+    /** The webhook arrives once, from the delivery queue, shortly after the execution ends. */
+    private static void awaitWebhook(String id) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).alias("webhook of " + id)
+                .until(() -> webhookCalls.get(id) != null);
+        assertThat(webhookCalls.get(id)).as("webhook of " + id).hasValue(1);
     }
 
     private static String body(String model, String requestId, int deadlineSeconds) {
@@ -368,6 +424,7 @@ class RequestLifecycleIT {
             public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
             public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
             public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
+            public SqsClient sqs() { return aws.configure(SqsClient.builder()).build(); }
             public BedrockRuntimeClient bedrock() {
                 return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
                         .httpClient(UrlConnectionHttpClient.builder().build())

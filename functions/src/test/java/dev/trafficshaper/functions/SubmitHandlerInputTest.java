@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.lambda.LambdaClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The API's {@code POST /v1/requests} refuses what it must not take before touching anything:
@@ -128,5 +129,6 @@ class SubmitHandlerInputTest {
         public EventBridgeClient events() { return client(EventBridgeClient.builder()); }
         public SecretsManagerClient secrets() { return client(SecretsManagerClient.builder()); }
         public BedrockRuntimeClient bedrock() { return client(BedrockRuntimeClient.builder()); }
+        public SqsClient sqs() { return client(SqsClient.builder()); }
     }
 }

@@ -44,6 +44,9 @@ public final class ShaperNagSuppressions {
         NagSuppressions.addResourceSuppressions(stack.functions().bedrockProcessorDeadLetters(), List.of(
                 suppress("AwsSolutions-SQS3", "This queue is itself the dead-letter destination of the Bedrock"
                         + " Processor's failed asynchronous invocations")));
+        NagSuppressions.addResourceSuppressions(stack.functions().webhookDeadLetters(), List.of(
+                suppress("AwsSolutions-SQS3", "This queue is itself the dead-letter queue of the webhook delivery"
+                        + " queue; its messages are redriven by an operator")));
         NagSuppressions.addResourceSuppressions(stack.webhookSecret(), List.of(
                 suppress("AwsSolutions-SMG4", "The webhook HMAC key is shared with every receiver that verifies"
                         + " signatures; rotating it on a schedule would break them without notice. docs/deploy.md"

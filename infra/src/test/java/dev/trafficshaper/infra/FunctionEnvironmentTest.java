@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueRequest;
 import software.amazon.awssdk.services.secretsmanager.model.GetSecretValueResponse;
 import software.amazon.awssdk.services.sfn.SfnClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * Builds each function's services through the functions' own composition root ({@link Shaper}),
@@ -59,6 +60,7 @@ class FunctionEnvironmentTest {
             "notifier", shaper -> {
                 shaper.requests();
                 shaper.notifier();
+                shaper.webhookAttempts();
             });
 
     /** Read by the functions' log4j2.xml (level) and the Powertools log layout (service), not by Shaper. */
@@ -99,7 +101,7 @@ class FunctionEnvironmentTest {
         Shaper statusEnvironment = new Shaper(new ShaperEnvironment(synthesizedEnvironment("status")),
                 new OfflineClients());
         assertThatThrownBy(statusEnvironment::notifier)
-                .hasMessageContaining("environment variable WEBHOOK_SECRET_ARN is required");
+                .hasMessageContaining("environment variable DELIVERY_QUEUE_URL is required");
     }
 
     /** The function's variables, with CloudFormation references rendered as placeholder text. */
@@ -167,6 +169,12 @@ class FunctionEnvironmentTest {
         public EventBridgeClient events() {
             return EventBridgeClient.builder().region(Region.US_EAST_1)
                     .credentialsProvider(AnonymousCredentialsProvider.create())
+                    .httpClient(UrlConnectionHttpClient.create()).build();
+        }
+
+        @Override
+        public SqsClient sqs() {
+            return SqsClient.builder().region(Region.US_EAST_1).credentialsProvider(AnonymousCredentialsProvider.create())
                     .httpClient(UrlConnectionHttpClient.create()).build();
         }
 

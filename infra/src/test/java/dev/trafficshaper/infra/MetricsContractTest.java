@@ -103,7 +103,7 @@ class MetricsContractTest {
     @Test
     void theFailedWebhookFilterMatchesWhatTheNotifierLogs() throws java.io.IOException {
         String handler = java.nio.file.Files.readString(SynthesizedStacks.REPOSITORY.resolve(
-                "functions/src/main/java/dev/trafficshaper/functions/notify/NotifierHandler.java"));
+                "functions/src/main/java/dev/trafficshaper/functions/aws/SqsWebhookAttempts.java"));
         dev.hasResourceProperties("AWS::Logs::MetricFilter", Map.of(
                 "FilterPattern", "{ $.message = \"webhook not delivered*\" }",
                 "MetricTransformations", List.of(software.amazon.awscdk.assertions.Match.objectLike(Map.of(

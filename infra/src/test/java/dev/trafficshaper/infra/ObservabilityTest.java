@@ -129,7 +129,7 @@ class ObservabilityTest {
 
     @Test
     void everyAlarmNotifiesTheEncryptedTopic() {
-        dev.resourceCountIs("AWS::CloudWatch::Alarm", 15);
+        dev.resourceCountIs("AWS::CloudWatch::Alarm", 16);
         dev.allResourcesProperties("AWS::CloudWatch::Alarm", Map.of(
                 "AlarmActions", List.of(Map.of("Ref", Match.stringLikeRegexp("ObservabilityAlarmTopic.*")))));
         dev.hasResourceProperties("AWS::SNS::Topic", Map.of("KmsMasterKeyId", Match.anyValue()));

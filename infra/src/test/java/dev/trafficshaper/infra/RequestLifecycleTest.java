@@ -69,7 +69,15 @@ class RequestLifecycleTest {
         assertThat(states.get("Failed").get("Type").asText()).isEqualTo("Fail");
         assertThat(admit.get("Next").asText()).isEqualTo("Deliver");
         assertThat(states.get("Deliver").get("End").asBoolean()).isTrue();
-        assertThat(states.size()).as("a handful of states keeps transitions, and cost, low").isLessThanOrEqualTo(5);
+        for (String deliver : List.of("Deliver", "DeliverFailure")) {
+            JsonNode handler = states.get(deliver).get("Catch").get(0);
+            assertThat(handler.get("ErrorEquals").get(0).asText()).as(deliver + " catches everything")
+                    .isEqualTo("States.ALL");
+            assertThat(handler.get("ResultPath").asText()).isEqualTo("$.deliveryError");
+        }
+        assertThat(states.get("DeliveryNotSent").get("Type").asText()).isEqualTo("Succeed");
+        assertThat(states.get("FailureNotDelivered").get("Next").asText()).isEqualTo("Failed");
+        assertThat(states.size()).as("a handful of states keeps transitions, and cost, low").isLessThanOrEqualTo(7);
     }
 
     @Test

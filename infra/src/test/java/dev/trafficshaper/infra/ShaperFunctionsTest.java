@@ -3,6 +3,7 @@ package dev.trafficshaper.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.aws.s3.S3PayloadObjects;
+import dev.trafficshaper.infra.compute.ShaperFunctions;
 import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.lifecycle.InvocationService;
 import java.lang.reflect.Field;
@@ -87,8 +88,8 @@ class ShaperFunctionsTest {
         assertThat(handoffMillis).as("the hand-off margin outlasts a lease, so the successor finds it released")
                 .isGreaterThanOrEqualTo(DrainSettings.defaults().leaseMillis());
 
-        long webhookWorstCase = 3 * (10 + 10) + 1 + 2;
-        assertThat(timeoutSeconds("notifier")).as("three webhook attempts of 10 s connect and 10 s answer")
+        long webhookWorstCase = ShaperFunctions.DELIVERY_BATCH * (5 + 5);
+        assertThat(timeoutSeconds("notifier")).as("a batch of webhook attempts of 5 s connect and 5 s answer")
                 .isGreaterThan(webhookWorstCase + 10);
         for (String shortLived : List.of("submit", "budget-manager", "finalizer", "status")) {
             assertThat(timeoutSeconds(shortLived)).isLessThanOrEqualTo(30);
@@ -104,12 +105,15 @@ class ShaperFunctionsTest {
                 "MaximumRetryAttempts", 0,
                 "MaximumEventAgeInSeconds", 3600,
                 "DestinationConfig", Map.of("OnFailure", Map.of("Destination",
-                        Map.of("Fn::GetAtt", List.of(singleId("AWS::SQS::Queue"), "Arn"))))));
+                        Map.of("Fn::GetAtt", List.of(Match.stringLikeRegexp("FunctionsBedrockProcessorDeadLetters.*"),
+                                "Arn"))))));
         dev.hasResourceProperties("AWS::SQS::Queue", Map.of(
                 "SqsManagedSseEnabled", true, "MessageRetentionPeriod", 14 * 24 * 3600));
         assertThat(IamPolicies.of(dev).statementsWithAction("sqs:SendMessage"))
                 .extracting(IamPolicies.Statement::policy)
-                .allMatch(policy -> policy.startsWith("FunctionsBedrockProcessor")).hasSize(1);
+                .as("the Bedrock Processor's DLQ, and the Notifier's webhook queue")
+                .allMatch(policy -> policy.startsWith("FunctionsBedrockProcessor") || policy.startsWith("FunctionsNotifier"))
+                .hasSize(2);
     }
 
     @Test
@@ -128,7 +132,8 @@ class ShaperFunctionsTest {
             "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
             "finalizer,         POWERTOOLS_METRICS_NAMESPACE",
             "status,            ''",
-            "notifier,          EVENT_BUS_NAME WEBHOOK_SECRET_ARN"})
+            "notifier,          EVENT_BUS_NAME WEBHOOK_SECRET_ARN DELIVERY_QUEUE_URL WEBHOOK_MAX_ATTEMPTS"
+                    + " WEBHOOK_FIRST_RETRY_SECONDS WEBHOOK_MAX_RETRY_SECONDS"})
     void eachFunctionGetsExactlyTheVariablesItsCodeReads(String purpose, String own) {
         List<String> expected = new ArrayList<>(COMMON);
         if (!own.isBlank()) {
@@ -181,7 +186,9 @@ class ShaperFunctionsTest {
                     + " bedrock:InvokeModel sqs:SendMessage sqs:GetQueueAttributes sqs:GetQueueUrl | write",
             "Finalizer        | dynamodb:GetItem dynamodb:UpdateItem dynamodb:DeleteItem | write",
             "Status           | dynamodb:GetItem s3:GetObject | read",
-            "Notifier         | dynamodb:GetItem s3:GetObject events:PutEvents secretsmanager:GetSecretValue | read"})
+            "Notifier         | dynamodb:GetItem dynamodb:UpdateItem s3:GetObject events:PutEvents"
+                    + " secretsmanager:GetSecretValue sqs:SendMessage sqs:ReceiveMessage sqs:ChangeMessageVisibility"
+                    + " sqs:GetQueueUrl sqs:DeleteMessage sqs:GetQueueAttributes | write"})
     void eachRoleAllowsExactlyTheCallsItsCodeMakes(String function, String actions, String keyUse) {
         List<String> expected = new ArrayList<>(LOGS_AND_TRACES);
         expected.addAll(List.of(actions.trim().split(" ")));
@@ -310,12 +317,6 @@ class ShaperFunctionsTest {
     private String logicalId(String type, String purpose) {
         Map<String, Map<String, Object>> found = dev.findResources(type, Map.of(
                 "Properties", Map.of("FunctionName", "TrafficShaper-dev-" + purpose)));
-        assertThat(found).hasSize(1);
-        return found.keySet().iterator().next();
-    }
-
-    private String singleId(String type) {
-        Map<String, Map<String, Object>> found = dev.findResources(type);
         assertThat(found).hasSize(1);
         return found.keySet().iterator().next();
     }

@@ -5,8 +5,10 @@ import dev.trafficshaper.bedrock.ModelInvoker;
 import dev.trafficshaper.composition.ShaperPorts;
 import dev.trafficshaper.composition.ShaperServices;
 import dev.trafficshaper.composition.ShaperSettings;
+import dev.trafficshaper.delivery.DeliverySchedule;
 import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.OutcomeEvents;
+import dev.trafficshaper.delivery.ScheduledWebhookQueue;
 import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.Finalizer;
@@ -18,6 +20,7 @@ import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.payload.PayloadPolicy;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import dev.trafficshaper.threads.DaemonThreads;
 import java.net.URI;
@@ -41,8 +44,10 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
  * The whole shaper in one process: the services the Lambda functions run, built by the same
  * {@link ShaperServices}, with the local adapters in {@link ShaperPorts} — the stores of
  * {@link LocalStores}, and threads where AWS has asynchronous invokes and Step Functions. The
- * workflow's "resume" becomes the delivery itself (webhook and event), as the Deliver state does
- * on AWS.
+ * workflow's "resume" becomes the Deliver step (event published, webhook queued), as the Deliver
+ * state does on AWS; webhooks wait in a {@link ScheduledWebhookQueue} on the runtime's clock and
+ * are tried on the same schedule as the SQS delivery queue on AWS, each attempt on a small pool
+ * with a short timeout.
  *
  * <p>One drainer thread per model runs while there is work; every second the {@link SafetyNet}
  * sweeps, as the 1-minute schedule does on AWS: it wakes a drainer for any model with queued work
@@ -61,8 +66,12 @@ public final class LocalRuntime implements AutoCloseable {
     private final ExecutorService drainers = Executors.newCachedThreadPool(DaemonThreads.factory("shaper-drainer"));
     private final ExecutorService invokers;
     private final ExecutorService deliveries = Executors.newCachedThreadPool(DaemonThreads.factory("shaper-delivery"));
-    /** Two webhooks in flight per receiver: a slow receiver delays only its own. */
+    /** Two webhook attempts in flight per receiver: a slow receiver delays only its own. */
     private final ReceiverLanes receivers = new ReceiverLanes(deliveries, 2);
+    private final ScheduledExecutorService webhookPump = Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.factory("shaper-webhooks"));
+    private final ScheduledWebhookQueue webhooks;
+    private final RequestStore requests;
     private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.factory("shaper-safety-net"));
     private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
@@ -70,7 +79,7 @@ public final class LocalRuntime implements AutoCloseable {
     private final int maxBodyBytes;
     private final OutcomeListener listener;
 
-    /** Told about every delivered outcome, after its webhook; for the demo and tests. */
+    /** Told about every delivered outcome (event published, webhook queued); for the demo and tests. */
     public interface OutcomeListener {
         OutcomeListener NONE = (record, delivery) -> { };
 
@@ -85,11 +94,13 @@ public final class LocalRuntime implements AutoCloseable {
         this.invokers = Executors.newFixedThreadPool(b.invokerThreads, DaemonThreads.factory("shaper-invoker"));
         LocalStores stores = b.stores.apply(catalog);
         this.queue = stores.queue();
+        this.requests = stores.requests();
         // Made now, not on the first request: a Bedrock client that cannot be built stops the start.
         ModelInvoker invoker = b.invoker != null ? b.invoker : bedrockInvoker(b.bedrockEndpoint);
         byte[] webhookSecret = b.webhookSecret.clone();
         OutcomeEvents events = b.events;
         ShaperMetrics metrics = b.metrics;
+        this.webhooks = new ScheduledWebhookQueue(clock);
         this.services = ShaperServices.create(ShaperPorts.builder()
                 .catalog(() -> catalog)
                 .queue(stores::queue)
@@ -103,6 +114,7 @@ public final class LocalRuntime implements AutoCloseable {
                 .wake(() -> this::wake)
                 .callback(() -> this::deliver)
                 .events(() -> events)
+                .webhookQueue(() -> webhooks)
                 .webhookSecret(() -> webhookSecret)
                 .metrics(() -> metrics)
                 .handoff(KeptPacers::new)
@@ -110,9 +122,11 @@ public final class LocalRuntime implements AutoCloseable {
                 .settings(ShaperSettings.builder()
                         .callbacks(b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local())
                         .maxBodyBytes(maxBodyBytes)
+                        .delivery(b.webhookSchedule)
                         .build())
                 .build());
         safetyNet.scheduleWithFixedDelay(this::sweep, 1, 1, TimeUnit.SECONDS);
+        webhookPump.scheduleWithFixedDelay(this::sendDueWebhooks, 50, 50, TimeUnit.MILLISECONDS);
     }
 
     public static Builder builder() {
@@ -186,18 +200,31 @@ public final class LocalRuntime implements AutoCloseable {
         invokers.execute(() -> services.invocations().process(requestId));
     }
 
-    /**
-     * The workflow's resume: the Deliver state's webhook and event, then the listener; queued in
-     * the lane of the request's receiver ({@link ReceiverLanes}).
-     */
+    /** The workflow's resume: the Deliver state's event and queued webhook, then the listener. */
     private void deliver(RequestRecord record) {
-        receivers.submit(ReceiverLanes.receiverOf(record.callbackUrl()), () -> {
+        deliveries.execute(() -> {
             try {
                 listener.delivered(record, services.notifier().deliver(record));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                System.err.println("delivery of " + record.requestId() + " failed: " + e);
             }
         });
+    }
+
+    /** The webhook queue's due attempts, each in the lane of its request's receiver ({@link ReceiverLanes}). */
+    private void sendDueWebhooks() {
+        try {
+            webhooks.runDueRouted(services.webhookSender(), requestId -> attempt -> receivers.submit(
+                    ReceiverLanes.receiverOf(requests.find(requestId, clock.nowMillis())
+                            .map(RequestRecord::callbackUrl).orElse(null)), attempt));
+        } catch (RuntimeException e) {
+            System.err.println("webhook attempts failed: " + e);
+        }
+    }
+
+    /** Webhooks waiting for an attempt, and those whose every attempt failed. */
+    public ScheduledWebhookQueue webhooks() {
+        return webhooks;
     }
 
     /** One safety-net sweep; a failure (a store unreachable, say) is reported and the next sweep runs. */
@@ -224,6 +251,7 @@ public final class LocalRuntime implements AutoCloseable {
     @Override
     public void close() {
         safetyNet.shutdownNow();
+        webhookPump.shutdownNow();
         drainers.shutdownNow();
         invokers.shutdownNow();
         deliveries.shutdown();
@@ -247,6 +275,7 @@ public final class LocalRuntime implements AutoCloseable {
         private int invokerThreads = 64;
         private LocalClock clock = LocalClock.system();
         private int maxBodyBytes = PayloadPolicy.DEFAULT_MAX_BYTES;
+        private DeliverySchedule webhookSchedule = DeliverySchedule.defaults();
 
         private Builder() {
         }
@@ -268,10 +297,14 @@ public final class LocalRuntime implements AutoCloseable {
         public Builder clock(LocalClock value) { this.clock = value; return this; }
         /** Largest submission body in bytes (default: the payload limit, 20 MiB). */
         public Builder maxBodyBytes(int value) { this.maxBodyBytes = value; return this; }
+        /** When failed webhooks are tried again; default {@link DeliverySchedule#defaults()}, as deployed. */
+        public Builder webhookSchedule(DeliverySchedule value) { this.webhookSchedule = value; return this; }
 
         public LocalRuntime build() {
-            if (catalog == null || clock == null || events == null || metrics == null || listener == null) {
-                throw new IllegalStateException("catalog, clock, events, metrics and listener are required");
+            if (catalog == null || clock == null || events == null || metrics == null || listener == null
+                    || webhookSchedule == null) {
+                throw new IllegalStateException("catalog, clock, events, metrics, listener and webhookSchedule are"
+                        + " required");
             }
             if (maxBodyBytes < 1 || maxBodyBytes > PayloadPolicy.DEFAULT_MAX_BYTES) {
                 throw new IllegalStateException("maxBodyBytes must be in [1, " + PayloadPolicy.DEFAULT_MAX_BYTES

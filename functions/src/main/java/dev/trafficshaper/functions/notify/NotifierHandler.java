@@ -5,23 +5,24 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.functions.Json;
+import dev.trafficshaper.functions.Logs;
 import dev.trafficshaper.functions.Shaper;
 import dev.trafficshaper.request.RequestRecord;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import dev.trafficshaper.functions.Logs;
 
 /**
- * The Deliver and DeliverFailure states: {@code {executionArn, request: <ticket>}}. Sends the
- * outcome event and the signed webhook for the request's terminal state. A webhook that keeps
- * failing is logged and reported, not thrown: the status stays readable through the API.
+ * The Notifier, invoked two ways:
+ * <ul>
+ *   <li>by the Deliver and DeliverFailure states, {@code {executionArn, request: <ticket>}}: queues
+ *       the webhook and publishes the outcome event ({@link Notifier}), and returns at once;</li>
+ *   <li>by the delivery queue's event source mapping, {@code {"Records": [...]}}: one signed
+ *       webhook attempt per message, with a short timeout, retried by SQS on the delivery schedule
+ *       ({@code SqsWebhookAttempts}); answers the failed messages as batch item failures.</li>
+ * </ul>
  */
 public final class NotifierHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
-
-    private static final Logger LOG = LoggerFactory.getLogger(NotifierHandler.class);
 
     private final Shaper shaper;
 
@@ -35,6 +36,9 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
 
     @Override
     public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
+        if (event.containsKey("Records")) {
+            return Logs.with(context, "source", "delivery-queue", () -> shaper.webhookAttempts().handle(Json.tree(event)));
+        }
         JsonNode request = Json.tree(event).get("request");
         String requestId = Json.text(request, "requestId");
         String tenant = Json.text(request, "tenant");
@@ -47,20 +51,10 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
                 result.put("delivered", false);
                 return result;
             }
-            try {
-                Notifier.Delivery delivery = shaper.notifier().deliver(record.get());
-                result.put("delivered", true);
-                result.put("webhookStatus", delivery.webhookStatus());
-                if (delivery.webhookError() != null) {
-                    LOG.warn("webhook not delivered after {} attempts: {}", delivery.webhookAttempts(),
-                            delivery.webhookError());
-                    result.put("webhookError", delivery.webhookError());
-                }
-                return result;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("delivery interrupted", e);
-            }
+            Notifier.Delivery delivery = shaper.notifier().deliver(record.get());
+            result.put("delivered", true);
+            result.put("webhookQueued", delivery.webhookQueued());
+            return result;
         });
     }
 }

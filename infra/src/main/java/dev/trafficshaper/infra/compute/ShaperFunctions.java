@@ -5,6 +5,7 @@ import dev.trafficshaper.model.BackendSettings;
 import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.infra.config.ModelsConfiguration;
 import dev.trafficshaper.infra.config.ResourceNames;
+import dev.trafficshaper.delivery.DeliverySchedule;
 import dev.trafficshaper.lifecycle.InvocationService;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,7 +17,9 @@ import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.lambda.EventInvokeConfigOptions;
 import software.amazon.awscdk.services.lambda.destinations.SqsDestination;
+import software.amazon.awscdk.services.lambda.eventsources.SqsEventSource;
 import software.amazon.awscdk.services.logs.RetentionDays;
+import software.amazon.awscdk.services.sqs.DeadLetterQueue;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.amazon.awscdk.services.ssm.ParameterTier;
@@ -48,6 +51,10 @@ public final class ShaperFunctions extends Construct {
     public static final String QUEUE_PROCESSOR_FUNCTION = "QUEUE_PROCESSOR_FUNCTION";
     public static final String BEDROCK_PROCESSOR_FUNCTION = "BEDROCK_PROCESSOR_FUNCTION";
     public static final String WEBHOOK_SECRET_ARN = "WEBHOOK_SECRET_ARN";
+    public static final String DELIVERY_QUEUE_URL = "DELIVERY_QUEUE_URL";
+    public static final String WEBHOOK_MAX_ATTEMPTS = "WEBHOOK_MAX_ATTEMPTS";
+    public static final String WEBHOOK_FIRST_RETRY_SECONDS = "WEBHOOK_FIRST_RETRY_SECONDS";
+    public static final String WEBHOOK_MAX_RETRY_SECONDS = "WEBHOOK_MAX_RETRY_SECONDS";
 
     public static final String POWERTOOLS_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME";
     public static final String POWERTOOLS_LOG_LEVEL = "POWERTOOLS_LOG_LEVEL";
@@ -76,10 +83,22 @@ public final class ShaperFunctions extends Construct {
      */
     static final java.time.Duration BEDROCK_PROCESSOR_TIMEOUT = bedrockProcessorTimeout(InvocationService.MAX_CALL);
     /**
-     * Webhook delivery: up to 3 attempts, each up to 10 s to connect and 10 s for the answer, 1 s and
-     * 2 s apart, plus the event, the status read and, on a cold start, the secret.
+     * One delivery-queue batch: {@link #DELIVERY_BATCH} attempts one after another, each up to 5 s to
+     * connect and 5 s for the answer ({@code ShaperPorts.WEBHOOK_TIMEOUT}), plus the status reads and
+     * writes and, on a cold start, the secret. The delivery queue's visibility timeout is the same,
+     * as the event source mapping requires.
      */
     static final Duration NOTIFIER_TIMEOUT = Duration.seconds(90);
+    /** Messages per Notifier invocation from the delivery queue. */
+    public static final int DELIVERY_BATCH = 5;
+    /**
+     * Notifier invocations the delivery queue may run at once (the event source mapping's maximum
+     * concurrency): a dead receiver holds at most this many, for at most 10 s per attempt, whatever
+     * the number of webhooks waiting; the rest wait in the queue, not in Lambda.
+     */
+    public static final int DELIVERY_CONCURRENCY = 5;
+    /** The webhook schedule the stack deploys; the queue's maxReceiveCount is its attempts. */
+    public static final DeliverySchedule DELIVERY_SCHEDULE = DeliverySchedule.defaults();
 
     public static final FunctionSpec SUBMIT = new FunctionSpec("submit",
             "dev.trafficshaper.functions.submit.SubmitHandler",
@@ -108,8 +127,9 @@ public final class ShaperFunctions extends Construct {
             1024, Duration.seconds(10), null, List.of());
     public static final FunctionSpec NOTIFIER = new FunctionSpec("notifier",
             "dev.trafficshaper.functions.notify.NotifierHandler",
-            "Delivers the terminal outcome: signed webhook and EventBridge event",
-            512, NOTIFIER_TIMEOUT, null, List.of(EVENT_BUS_NAME, WEBHOOK_SECRET_ARN));
+            "Delivers the terminal outcome: EventBridge event and webhook queued; signed webhook attempts from the delivery queue",
+            512, NOTIFIER_TIMEOUT, null, List.of(EVENT_BUS_NAME, WEBHOOK_SECRET_ARN, DELIVERY_QUEUE_URL,
+                    WEBHOOK_MAX_ATTEMPTS, WEBHOOK_FIRST_RETRY_SECONDS, WEBHOOK_MAX_RETRY_SECONDS));
 
     private static final String GET_ITEM = "dynamodb:GetItem";
     private static final String PUT_ITEM = "dynamodb:PutItem";
@@ -127,6 +147,8 @@ public final class ShaperFunctions extends Construct {
     private final Map<String, String> values = new LinkedHashMap<>();
     private final Map<String, Map<String, String>> environments = new LinkedHashMap<>();
     private final Queue bedrockProcessorDeadLetters;
+    private final Queue webhookDeadLetters;
+    private final Queue webhooks;
     private final ShaperFunction submit;
     private final ShaperFunction budgetManager;
     private final ShaperFunction queueProcessor;
@@ -158,6 +180,25 @@ public final class ShaperFunctions extends Construct {
                 .retentionPeriod(Duration.days(14))
                 .build();
 
+        // Webhooks wait here between attempts (visibility timeouts of up to 2 h) and for a redrive.
+        this.webhookDeadLetters = Queue.Builder.create(this, "WebhookDeadLetters")
+                .encryption(QueueEncryption.SQS_MANAGED)
+                .enforceSsl(true)
+                .retentionPeriod(Duration.days(14))
+                .build();
+        this.webhooks = Queue.Builder.create(this, "Webhooks")
+                .encryption(QueueEncryption.SQS_MANAGED)
+                .enforceSsl(true)
+                .retentionPeriod(Duration.days(4))
+                .visibilityTimeout(NOTIFIER_TIMEOUT)
+                .deadLetterQueue(DeadLetterQueue.builder().queue(webhookDeadLetters)
+                        .maxReceiveCount(DELIVERY_SCHEDULE.maxAttempts()).build())
+                .build();
+        values.put(DELIVERY_QUEUE_URL, webhooks.getQueueUrl());
+        values.put(WEBHOOK_MAX_ATTEMPTS, Integer.toString(DELIVERY_SCHEDULE.maxAttempts()));
+        values.put(WEBHOOK_FIRST_RETRY_SECONDS, Long.toString(DELIVERY_SCHEDULE.firstRetryMillis() / 1000));
+        values.put(WEBHOOK_MAX_RETRY_SECONDS, Long.toString(DELIVERY_SCHEDULE.maxRetryMillis() / 1000));
+
         this.submit = create("Submit", SUBMIT);
         this.budgetManager = create("BudgetManager", BUDGET_MANAGER);
         this.queueProcessor = create("QueueProcessor",
@@ -166,6 +207,11 @@ public final class ShaperFunctions extends Construct {
         this.finalizer = create("Finalizer", FINALIZER);
         this.status = create("Status", STATUS);
         this.notifier = create("Notifier", NOTIFIER);
+        notifier.alias().addEventSource(SqsEventSource.Builder.create(webhooks)
+                .batchSize(DELIVERY_BATCH)
+                .maxConcurrency(DELIVERY_CONCURRENCY)
+                .reportBatchItemFailures(true)
+                .build());
 
         configureAsyncInvocations();
         grantPermissions();
@@ -323,10 +369,13 @@ public final class ShaperFunctions extends Construct {
         status.allow(payloadObjects("s3:GetObject"));
         status.allow(key(false, DYNAMODB, S3));
 
-        // Notifier: the request and its result (as Status), one event, the signing key.
-        notifier.allow(table(GET_ITEM));
+        // Notifier: the request and its result (as Status), its delivery state, one event, the
+        // webhook queued (receive, delete and the per-attempt visibility: the event source's grant), the signing key.
+        notifier.allow(table(GET_ITEM, UPDATE_ITEM));
+        notifier.allow(statement(List.of("sqs:SendMessage"), webhooks.getQueueArn()));
         notifier.allow(payloadObjects("s3:GetObject"));
-        notifier.allow(key(false, DYNAMODB, S3, SECRETS_MANAGER));
+        // writes: the delivery state on the status item (no S3 or Secrets Manager write is granted)
+        notifier.allow(key(true, DYNAMODB, S3, SECRETS_MANAGER));
         notifier.allow(statement(List.of("events:PutEvents"), props.eventBus().getEventBusArn()));
         notifier.allow(statement(List.of("secretsmanager:GetSecretValue"), props.webhookSecret().getSecretArn()));
 
@@ -384,6 +433,16 @@ public final class ShaperFunctions extends Construct {
 
     public Queue bedrockProcessorDeadLetters() {
         return bedrockProcessorDeadLetters;
+    }
+
+    /** Webhooks between their attempts; read by the Notifier. */
+    public Queue webhooks() {
+        return webhooks;
+    }
+
+    /** Webhooks whose every scheduled attempt failed, kept 14 days for a redrive. */
+    public Queue webhookDeadLetters() {
+        return webhookDeadLetters;
     }
 
     public ShaperFunction submit() {

@@ -272,6 +272,11 @@ public final class ShaperObservability extends Construct {
         alarm("FailedWebhooks", "A webhook failed every delivery attempt: the receiver is down or refuses the"
                         + " signature; the result stays readable with GET /v1/requests/{id}",
                 failedWebhooks, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
+        Metric webhookDeadLetters = functions.webhookDeadLetters().metricApproximateNumberOfMessagesVisible(
+                MetricOptions.builder().statistic("Maximum").period(FIVE_MINUTES).build());
+        alarm("WebhookDeadLetters", "Webhooks wait in the delivery dead-letter queue after every scheduled attempt"
+                        + " failed: fix the receiver, then redrive the queue (docs/lifecycle.md)",
+                webhookDeadLetters, 1, 1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD);
 
         dashboard.addWidgets(TextWidget.Builder.create()
                 .markdown("## Platform ceilings\nThrottles of the table, the functions and Step Functions;"
@@ -286,7 +291,8 @@ public final class ShaperObservability extends Construct {
                 graph("Step Functions throttles", List.of(executionThrottled, stepFunctionsApiThrottles), List.of()),
                 graph("Bedrock Processor async queue", List.of(dropped, eventAge.with(MetricOptions.builder()
                         .label("oldest event (ms)").build())), List.of()),
-                graph("Failed webhooks", List.of(failedWebhooks), List.of()));
+                graph("Failed webhooks", List.of(failedWebhooks, webhookDeadLetters.with(MetricOptions.builder()
+                        .label("dead-lettered webhooks").build())), List.of()));
     }
 
     private static MetricOptions sumPerMinute() {

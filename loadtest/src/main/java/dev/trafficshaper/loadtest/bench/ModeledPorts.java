@@ -13,6 +13,7 @@ import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.request.NewRequest;
+import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
@@ -100,6 +101,12 @@ final class ModeledPorts {
             public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
                 calls.pay(DynamoDbCallPattern.single());
                 return inMemory.transition(requestId, event, nowMillis);
+            }
+
+            @Override
+            public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
+                calls.pay(DynamoDbCallPattern.single());
+                return inMemory.recordDelivery(requestId, delivery, nowMillis);
             }
         };
     }

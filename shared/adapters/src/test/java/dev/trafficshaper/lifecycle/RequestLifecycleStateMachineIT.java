@@ -181,24 +181,56 @@ class RequestLifecycleStateMachineIT {
     }
 
     @Test
-    void aNotifierThatThrowsFailsTheExecutionWithTheExceptionTypeAsError() throws Exception {
+    void aDeliverThatKeepsFailingIsRetriedThenCaughtAndTheSucceededExecutionRecordsWhy() throws Exception {
+        List<JsonNode> attempts = new java.util.concurrent.CopyOnWriteArrayList<>();
         StateMachineHarness harness = StateMachineHarness.builder()
                 .function("BudgetManagerFunctionArn", budgetManager)
                 .function("FinalizerFunctionArn", finalizer)
                 .function("NotifierFunctionArn", payload -> {
-                    throw new IllegalStateException("webhook refused");
+                    attempts.add(payload);
+                    throw new IllegalStateException("delivery queue unreachable");
                 })
                 .build();
         Execution execution = harness.start("undeliverable", request("r-undeliverable"));
         String token = next(admissions).path("taskToken").asText();
-        harness.sfn().sendTaskSuccess(b -> b.taskToken(token).output("{}"));
+        harness.sfn().sendTaskSuccess(b -> b.taskToken(token).output("{\"status\": \"SUCCEEDED\"}"));
 
         Result result = execution.awaitEnd(END);
-        assertThat(result.status()).as("%s", result).isEqualTo(ExecutionStatus.FAILED);
-        assertThat(result.error()).as("no Retry matches it, no Catch on Deliver")
+
+        assertThat(result.status()).as("the request ended before Deliver: %s", result)
+                .isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(result.statesEntered()).containsExactly("Admit", "Deliver", "DeliveryNotSent");
+        assertThat(attempts).as("the first call and two retries").hasSize(3);
+        assertThat(result.output().path("outcome").path("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(result.output().path("deliveryError").path("Error").asText())
                 .isEqualTo("java.lang.IllegalStateException");
-        assertThat(result.cause()).contains("webhook refused");
-        assertThat(result.statesEntered()).containsExactly("Admit", "Deliver");
+        assertThat(result.output().path("deliveryError").path("Cause").asText()).contains("delivery queue unreachable");
+    }
+
+    @Test
+    void aFailedRequestWhoseDeliveryFailsStillEndsAsTheFailureTheFinalizerRecorded() throws Exception {
+        StateMachineHarness harness = StateMachineHarness.builder()
+                .function("BudgetManagerFunctionArn", budgetManager)
+                .function("FinalizerFunctionArn", finalizer)
+                .function("NotifierFunctionArn", payload -> {
+                    throw new IllegalStateException("event bus refused");
+                })
+                .build();
+        Execution execution = harness.start("failed-undeliverable", request("r-failed-undeliverable"));
+        String token = next(admissions).path("taskToken").asText();
+        harness.sfn().sendTaskFailure(b -> b.taskToken(token).error("ModelRejected").cause("ValidationException"));
+
+        Result result = execution.awaitEnd(END);
+
+        assertThat(result.status()).as("%s", result).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(result.error()).isEqualTo("RequestFailed");
+        assertThat(result.statesEntered())
+                .containsExactly("Admit", "Finalize", "DeliverFailure", "FailureNotDelivered", "Failed");
+        assertThat(next(finalizations).path("request").path("requestId").asText()).isEqualTo("r-failed-undeliverable");
+        assertThat(result.history()).as("the caught error is in the history")
+                .anyMatch(event -> event.stateEnteredEventDetails() != null
+                        && "FailureNotDelivered".equals(event.stateEnteredEventDetails().name())
+                        && event.stateEnteredEventDetails().input().contains("event bus refused"));
     }
 
     private static ObjectNode request(String requestId) {

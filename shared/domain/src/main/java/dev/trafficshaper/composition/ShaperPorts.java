@@ -2,8 +2,8 @@ package dev.trafficshaper.composition;
 
 import dev.trafficshaper.bedrock.ModelInvoker;
 import dev.trafficshaper.delivery.HttpWebhookTransport;
-import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.OutcomeEvents;
+import dev.trafficshaper.delivery.WebhookQueue;
 import dev.trafficshaper.delivery.WebhookTransport;
 import dev.trafficshaper.lease.DrainerLeases;
 import dev.trafficshaper.lifecycle.DrainClock;
@@ -37,13 +37,16 @@ import java.util.function.Supplier;
  * <p>Each port is given as a factory and made on first use, once ({@link Lazy}): a Lambda function
  * then creates only the clients its own services need, and a port whose configuration is missing
  * fails when a service that needs it is built, naming what is missing, not at every cold start.
- * Time, the pause between webhook attempts, the id source and the settings cost nothing to make and
- * are plain values.
+ * Time, the id source and the settings cost nothing to make and are plain values.
  */
 public final class ShaperPorts {
 
-    /** How long a webhook may take to connect and, separately, to answer. */
-    public static final Duration WEBHOOK_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long one webhook attempt may take to connect and, separately, to answer: short, since a
+     * failed attempt is tried again later from the queue, and a receiver that hangs must not hold
+     * the sender.
+     */
+    public static final Duration WEBHOOK_TIMEOUT = Duration.ofSeconds(5);
 
     private final Lazy<ModelCatalog> catalog;
     private final Lazy<RequestQueue> queue;
@@ -58,11 +61,11 @@ public final class ShaperPorts {
     private final Lazy<WorkflowCallback> callback;
     private final Lazy<OutcomeEvents> events;
     private final Lazy<WebhookTransport> webhooks;
+    private final Lazy<WebhookQueue> webhookQueue;
     private final Lazy<byte[]> webhookSecret;
     private final Lazy<ShaperMetrics> metrics;
     private final Lazy<PacerHandoff> handoff;
     private final DrainClock clock;
-    private final Notifier.Pause pause;
     private final Supplier<String> ids;
     private final Lazy<TokenEstimator> estimator;
     private final ShaperSettings settings;
@@ -83,11 +86,11 @@ public final class ShaperPorts {
         ShaperSettings settings = b.settings;
         this.webhooks = Lazy.of(b.webhooks != null ? b.webhooks
                 : () -> new HttpWebhookTransport(WEBHOOK_TIMEOUT, settings.callbacks()));
+        this.webhookQueue = Lazy.of(b.webhookQueue);
         this.webhookSecret = Lazy.of(b.webhookSecret);
         this.metrics = Lazy.of(b.metrics);
         this.handoff = Lazy.of(b.handoff);
         this.clock = b.clock;
-        this.pause = b.pause;
         this.ids = b.ids;
         this.estimator = Lazy.of(b.estimator);
         this.settings = b.settings;
@@ -153,6 +156,11 @@ public final class ShaperPorts {
         return webhooks.get();
     }
 
+    /** Where finished requests' webhooks wait for their attempts. */
+    public WebhookQueue webhookQueue() {
+        return webhookQueue.get();
+    }
+
     /** The webhook signing key (a copy). */
     public byte[] webhookSecret() {
         return webhookSecret.get().clone();
@@ -172,11 +180,6 @@ public final class ShaperPorts {
         return clock;
     }
 
-    /** The wait between webhook attempts. */
-    public Notifier.Pause pause() {
-        return pause;
-    }
-
     /** Request ids for submissions that name none. */
     public Supplier<String> ids() {
         return ids;
@@ -193,7 +196,7 @@ public final class ShaperPorts {
 
     /**
      * The ports, each as a factory called at most once. The stores, the catalog, Bedrock, the
-     * hand-offs and the webhook secret have no default; the rest default to what a deployment uses
+     * hand-offs, the webhook queue and the webhook secret have no default; the rest default to what a deployment uses
      * (outcome events and metrics to nothing).
      */
     public static final class Builder {
@@ -210,11 +213,11 @@ public final class ShaperPorts {
         private Supplier<? extends WorkflowCallback> callback;
         private Supplier<? extends OutcomeEvents> events = () -> OutcomeEvents.NONE;
         private Supplier<? extends WebhookTransport> webhooks;
+        private Supplier<? extends WebhookQueue> webhookQueue;
         private Supplier<byte[]> webhookSecret;
         private Supplier<? extends ShaperMetrics> metrics = () -> ShaperMetrics.NONE;
         private Supplier<? extends PacerHandoff> handoff = StoredPacerHandoff::new;
         private DrainClock clock = DrainClock.system();
-        private Notifier.Pause pause = Thread::sleep;
         private Supplier<String> ids = () -> UUID.randomUUID().toString();
         private Supplier<? extends TokenEstimator> estimator = CharacterTokenEstimator::defaults;
         private ShaperSettings settings = ShaperSettings.defaults();
@@ -237,6 +240,7 @@ public final class ShaperPorts {
         public Builder events(Supplier<? extends OutcomeEvents> value) { this.events = value; return this; }
         /** Default: {@link HttpWebhookTransport} with {@link #WEBHOOK_TIMEOUT}, on the settings' callback rules. */
         public Builder webhooks(Supplier<? extends WebhookTransport> value) { this.webhooks = value; return this; }
+        public Builder webhookQueue(Supplier<? extends WebhookQueue> value) { this.webhookQueue = value; return this; }
         public Builder webhookSecret(Supplier<byte[]> value) { this.webhookSecret = value; return this; }
         /** Default: none recorded. */
         public Builder metrics(Supplier<? extends ShaperMetrics> value) { this.metrics = value; return this; }
@@ -244,8 +248,6 @@ public final class ShaperPorts {
         public Builder handoff(Supplier<? extends PacerHandoff> value) { this.handoff = value; return this; }
         /** Default the wall clock. */
         public Builder clock(DrainClock value) { this.clock = value; return this; }
-        /** Default {@link Thread#sleep(long)}. */
-        public Builder pause(Notifier.Pause value) { this.pause = value; return this; }
         /** Default random UUIDs. */
         public Builder ids(Supplier<String> value) { this.ids = value; return this; }
         /** Default {@link CharacterTokenEstimator#defaults()}. */
@@ -267,11 +269,11 @@ public final class ShaperPorts {
             require(missing, "wake", wake);
             require(missing, "callback", callback);
             require(missing, "events", events);
+            require(missing, "webhookQueue", webhookQueue);
             require(missing, "webhookSecret", webhookSecret);
             require(missing, "metrics", metrics);
             require(missing, "handoff", handoff);
             require(missing, "clock", clock);
-            require(missing, "pause", pause);
             require(missing, "ids", ids);
             require(missing, "estimator", estimator);
             require(missing, "settings", settings);

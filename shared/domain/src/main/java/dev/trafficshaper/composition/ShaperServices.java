@@ -2,6 +2,7 @@ package dev.trafficshaper.composition;
 
 import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.StatusService;
+import dev.trafficshaper.delivery.WebhookSender;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.Finalizer;
@@ -32,6 +33,7 @@ public final class ShaperServices {
     private final Lazy<Finalizer> finalizer = Lazy.of(this::newFinalizer);
     private final Lazy<StatusService> status = Lazy.of(this::newStatus);
     private final Lazy<Notifier> notifier = Lazy.of(this::newNotifier);
+    private final Lazy<WebhookSender> webhookSender = Lazy.of(this::newWebhookSender);
 
     private ShaperServices(ShaperPorts ports) {
         this.ports = ports;
@@ -83,9 +85,14 @@ public final class ShaperServices {
         return status.get();
     }
 
-    /** The outcome event and the signed webhook. */
+    /** The Deliver step: the outcome event, and the webhook queued. */
     public Notifier notifier() {
         return notifier.get();
+    }
+
+    /** One signed webhook attempt from the webhook queue. */
+    public WebhookSender webhookSender() {
+        return webhookSender.get();
     }
 
     private SubmissionService newSubmissions() {
@@ -181,16 +188,17 @@ public final class ShaperServices {
     }
 
     private Notifier newNotifier() {
-        return Notifier.builder()
+        return Notifier.create(ports.requests(), ports.webhookQueue(), ports.events(), ports.clock()::nowMillis);
+    }
+
+    private WebhookSender newWebhookSender() {
+        return WebhookSender.builder()
                 .secret(ports.webhookSecret())
                 .requests(ports.requests())
                 .status(status())
                 .transport(ports.webhooks())
-                .events(ports.events())
                 .callbacks(ports.settings().callbacks())
-                .maxAttempts(ports.settings().webhookAttempts())
-                .pause(ports.pause())
-                .clock(ports.clock()::nowMillis)
+                .schedule(ports.settings().delivery())
                 .build();
     }
 }

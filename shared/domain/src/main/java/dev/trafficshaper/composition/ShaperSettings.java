@@ -1,6 +1,6 @@
 package dev.trafficshaper.composition;
 
-import dev.trafficshaper.delivery.Notifier;
+import dev.trafficshaper.delivery.DeliverySchedule;
 import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.payload.PayloadPolicy;
@@ -13,23 +13,22 @@ import dev.trafficshaper.submission.CallbackUrlPolicy;
  * @param callbacks       callback URLs accepted at submission and checked before each webhook
  * @param maxBodyBytes    largest {@code POST /v1/requests} body
  * @param maxRequeues     how often a throttled or transiently failed request goes back to the queue
- * @param webhookAttempts webhook attempts per delivery
+ * @param delivery        when a failed webhook is tried again, and how often
  * @param drain           the drainer's lease, heads, poll and status periods
  */
-public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int maxRequeues, int webhookAttempts,
+public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int maxRequeues, DeliverySchedule delivery,
                              DrainSettings drain) {
 
     public ShaperSettings {
-        if (callbacks == null || drain == null) {
-            throw new IllegalArgumentException("callbacks and drain settings are required");
+        if (callbacks == null || delivery == null || drain == null) {
+            throw new IllegalArgumentException("callbacks, delivery and drain settings are required");
         }
         if (maxBodyBytes < 1 || maxBodyBytes > PayloadPolicy.DEFAULT_MAX_BYTES) {
             throw new IllegalArgumentException("maxBodyBytes must be in [1, " + PayloadPolicy.DEFAULT_MAX_BYTES
                     + "], was " + maxBodyBytes);
         }
-        if (maxRequeues < 0 || webhookAttempts < 1) {
-            throw new IllegalArgumentException("maxRequeues must not be negative and webhookAttempts must be"
-                    + " positive, were " + maxRequeues + " and " + webhookAttempts);
+        if (maxRequeues < 0) {
+            throw new IllegalArgumentException("maxRequeues must not be negative, was " + maxRequeues);
         }
     }
 
@@ -46,7 +45,7 @@ public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int 
         private CallbackUrlPolicy callbacks = CallbackUrlPolicy.strict();
         private int maxBodyBytes = PayloadPolicy.DEFAULT_MAX_BYTES;
         private int maxRequeues = InvocationService.DEFAULT_MAX_REQUEUES;
-        private int webhookAttempts = Notifier.DEFAULT_MAX_ATTEMPTS;
+        private DeliverySchedule delivery = DeliverySchedule.defaults();
         private DrainSettings drain = DrainSettings.defaults();
 
         private Builder() {
@@ -57,11 +56,12 @@ public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int 
         /** Default the payload limit, {@value PayloadPolicy#DEFAULT_MAX_BYTES} bytes. */
         public Builder maxBodyBytes(int value) { this.maxBodyBytes = value; return this; }
         public Builder maxRequeues(int value) { this.maxRequeues = value; return this; }
-        public Builder webhookAttempts(int value) { this.webhookAttempts = value; return this; }
+        /** Default {@link DeliverySchedule#defaults()}. */
+        public Builder delivery(DeliverySchedule value) { this.delivery = value; return this; }
         public Builder drain(DrainSettings value) { this.drain = value; return this; }
 
         public ShaperSettings build() {
-            return new ShaperSettings(callbacks, maxBodyBytes, maxRequeues, webhookAttempts, drain);
+            return new ShaperSettings(callbacks, maxBodyBytes, maxRequeues, delivery, drain);
         }
     }
 }

@@ -41,6 +41,13 @@ public final class InMemoryRequestStore implements RequestStore {
                 : TransitionResult.applied(current.toBuilder().taskToken(taskToken).build()), nowMillis);
     }
 
+    @Override
+    public synchronized TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
+        return apply(requestId, current -> RequestStore.acceptsDelivery(current, delivery)
+                ? TransitionResult.applied(current.toBuilder().delivery(delivery).build())
+                : TransitionResult.refused(current), nowMillis);
+    }
+
     /**
      * Applies {@code step} to the live record of {@code requestId} and stores the result when it
      * applied. For the in-memory adapters of the other ports, which call it while holding this

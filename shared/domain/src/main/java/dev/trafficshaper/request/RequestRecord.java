@@ -24,6 +24,8 @@ import java.util.Objects;
  * @param requeueReason   nullable; why it last went back to the queue
  * @param bodyDigest      nullable; the canonical digest of the submitted body, so that a re-post of
  *                        its {@code requestId} with another body is told apart
+ * @param delivery        nullable; where its webhook stands, once the request has ended with a
+ *                        {@code callbackUrl}
  */
 public record RequestRecord(
         String requestId,
@@ -50,7 +52,8 @@ public record RequestRecord(
         long expiresAtMillis,
         int requeues,
         RequeueReason requeueReason,
-        String bodyDigest) {
+        String bodyDigest,
+        DeliveryState delivery) {
 
     public RequestRecord {
         Identifiers.require("requestId", requestId);
@@ -110,7 +113,7 @@ public record RequestRecord(
                 .finishedAtMillis(finishedAtMillis).fencingToken(fencingToken).estimate(estimate)
                 .payloadRef(payloadRef).failureReason(failureReason).detail(detail).actualUsage(actualUsage)
                 .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues)
-                .requeueReason(requeueReason).bodyDigest(bodyDigest);
+                .requeueReason(requeueReason).bodyDigest(bodyDigest).delivery(delivery);
     }
 
     /** Rounds a time up to the next whole second, the resolution of DynamoDB's TTL attribute. */
@@ -144,6 +147,7 @@ public record RequestRecord(
         private int requeues;
         private RequeueReason requeueReason;
         private String bodyDigest;
+        private DeliveryState delivery;
 
         private Builder() {
         }
@@ -173,12 +177,13 @@ public record RequestRecord(
         public Builder requeues(int value) { this.requeues = value; return this; }
         public Builder requeueReason(RequeueReason value) { this.requeueReason = value; return this; }
         public Builder bodyDigest(String value) { this.bodyDigest = value; return this; }
+        public Builder delivery(DeliveryState value) { this.delivery = value; return this; }
 
         public RequestRecord build() {
             return new RequestRecord(requestId, tenant, modelKey, lane, state, shard, enqueuedAtMillis,
                     deadlineMillis, updatedAtMillis, admittedAtMillis, startedAtMillis, finishedAtMillis,
                     fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, taskToken,
-                    callbackUrl, expiresAtMillis, requeues, requeueReason, bodyDigest);
+                    callbackUrl, expiresAtMillis, requeues, requeueReason, bodyDigest, delivery);
         }
     }
 }

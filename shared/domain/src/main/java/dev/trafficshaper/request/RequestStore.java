@@ -38,4 +38,16 @@ public interface RequestStore {
      * @throws IllegalArgumentException for {@link RequestEvent.Admit}, which only the queue applies
      */
     TransitionResult transition(String requestId, RequestEvent event, long nowMillis);
+
+    /**
+     * Stores where the request's webhook stands. Applied only to a terminal request whose stored
+     * delivery state {@linkplain DeliveryState#mayBecome may become} {@code delivery}; one
+     * conditional write. A refusal carries the current record.
+     */
+    TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis);
+
+    /** The rule {@link #recordDelivery} applies, for adapters that check it in memory. */
+    static boolean acceptsDelivery(RequestRecord current, DeliveryState delivery) {
+        return current.isTerminal() && (current.delivery() == null || current.delivery().mayBecome(delivery));
+    }
 }

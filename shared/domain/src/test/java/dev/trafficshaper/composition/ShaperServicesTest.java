@@ -45,6 +45,7 @@ class ShaperServicesTest {
     private final List<String> dispatched = Collections.synchronizedList(new ArrayList<>());
     private final List<String> events = Collections.synchronizedList(new ArrayList<>());
     private final List<Map<String, String>> webhooks = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> queued = Collections.synchronizedList(new ArrayList<>());
     private ShaperServices services;
 
     {
@@ -76,7 +77,7 @@ class ShaperServicesTest {
                 .webhookSecret(counted("webhookSecret", () -> SECRET))
                 .metrics(counted("metrics", () -> shaper.metrics))
                 .clock(shaper.clock)
-                .pause(millis -> { })
+                .webhookQueue(counted("webhookQueue", () -> queued::add))
                 .ids(() -> "generated")
                 .settings(ShaperSettings.builder().callbacks(CallbackUrlPolicy.local()).build());
     }
@@ -104,8 +105,10 @@ class ShaperServicesTest {
         assertThat(shaper.resumed).extracting(RequestRecord::requestId).containsExactly("r1");
 
         Notifier.Delivery delivery = services.notifier().deliver(done);
+        assertThat(delivery.webhookQueued()).isTrue();
+        assertThat(queued).containsExactly("r1");
+        services.webhookSender().attempt("r1", 1, shaper.now());
 
-        assertThat(delivery.webhookStatus()).isEqualTo(204);
         assertThat(events).containsExactly(Notifier.EVENT_DETAIL_TYPE);
         String body = services.status().view(done, shaper.now()).json();
         String timestamp = webhooks.get(0).get("X-Shaper-Timestamp");
@@ -131,17 +134,20 @@ class ShaperServicesTest {
     }
 
     @Test
-    void theWebhookSecretIsReadOnlyByTheNotifier() {
+    void theWebhookSecretIsReadOnlyByTheWebhookSender() {
         services.submissions();
         services.admissions();
         services.drains();
         services.safetyNet();
         services.invocations();
         services.finalizer();
-        assertThat(made).doesNotContainKeys("webhookSecret", "webhooks", "events");
+        assertThat(made).doesNotContainKeys("webhookSecret", "webhooks", "events", "webhookQueue");
 
         services.notifier();
-        services.notifier();
+        assertThat(made).as("the Deliver step queues, it does not sign").doesNotContainKeys("webhookSecret", "webhooks");
+        assertThat(made.get("webhookQueue")).hasValue(1);
+        services.webhookSender();
+        services.webhookSender();
 
         assertThat(made.get("webhookSecret")).hasValue(1);
         assertThat(made.get("webhooks")).hasValue(1);
@@ -177,7 +183,7 @@ class ShaperServicesTest {
         assertThatThrownBy(() -> ShaperPorts.builder().build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("ports missing: catalog, queue, requests, leases, board, usage, payloads, invoker, dispatch,"
-                        + " wake, callback, webhookSecret");
+                        + " wake, callback, webhookQueue, webhookSecret");
     }
 
     @Test

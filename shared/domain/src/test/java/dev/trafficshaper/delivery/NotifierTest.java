@@ -4,224 +4,137 @@ import static dev.trafficshaper.lifecycle.ShaperFixture.MODEL;
 import static dev.trafficshaper.lifecycle.ShaperFixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.trafficshaper.bedrock.BedrockOutcome;
+import dev.trafficshaper.bedrock.RejectionKind;
 import dev.trafficshaper.lifecycle.FakeModelInvoker;
 import dev.trafficshaper.lifecycle.ShaperFixture;
+import dev.trafficshaper.payload.PayloadRef;
+import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.RequestRecord;
-import dev.trafficshaper.submission.CallbackUrlPolicy;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Deque;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 class NotifierTest {
 
-    private static final byte[] SECRET = "webhook-secret".getBytes(StandardCharsets.UTF_8);
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String LOCAL_HOOK = "http://127.0.0.1:9/hook";
+    /** EventBridge's limit for one entry. */
+    private static final int EVENT_LIMIT_BYTES = 256 * 1024;
 
     private final ShaperFixture shaper = new ShaperFixture();
-    private final StatusService status = StatusService.create(shaper.catalog, shaper.requests, shaper.payloads,
-            shaper.board);
-    private final ScriptedTransport transport = new ScriptedTransport();
     private final List<String> events = new ArrayList<>();
-    private final List<Long> pauses = new ArrayList<>();
+    private final List<String> queued = new ArrayList<>();
+    private final Notifier notifier = Notifier.create(shaper.requests, queued::add,
+            (type, detail) -> events.add(detail), shaper.clock);
 
     @Test
-    void withoutACallbackPublishesOneEventAndCallsNoWebhook() throws Exception {
-        RequestRecord done = succeeded("r1", null);
+    void withoutACallbackPublishesOneEventAndQueuesNoWebhook() throws Exception {
+        RequestRecord done = succeeded("r1", null, FakeModelInvoker.success("hello"));
 
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.strict(), 3).deliver(done);
+        Notifier.Delivery delivery = notifier.deliver(done);
 
-        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", true, 0, 0, null));
-        assertThat(events).containsExactly(Notifier.EVENT_DETAIL_TYPE + " "
-                + status.status("r1", ShaperFixture.TENANT, shaper.now()).orElseThrow().json());
-        assertThat(transport.posts).isEmpty();
+        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", false));
+        assertThat(queued).isEmpty();
+        assertThat(events).hasSize(1);
+        assertThat(shaper.record("r1").delivery()).isNull();
     }
 
     @Test
-    void postsTheStatusBodySignedWithHmacSha256OverTimestampAndBody() throws Exception {
-        RequestRecord done = succeeded("r1", LOCAL_HOOK);
-        shaper.clock.set(T0 + 12_345);
-        transport.answer(204);
+    void theEventCarriesAReferenceAndASummaryNeverTheResponse() throws Exception {
+        RequestRecord done = succeeded("r1", null, FakeModelInvoker.success("hello"));
 
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.local(), 3).deliver("r1").orElseThrow();
+        notifier.deliver(done);
 
-        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", true, 1, 204, null));
-        ScriptedTransport.Post post = transport.posts.get(0);
-        assertThat(post.target()).isEqualTo(URI.create(LOCAL_HOOK));
-        assertThat(post.body()).isEqualTo(status.view(done, shaper.now()).json());
-        assertThat(post.headers()).containsEntry("X-Shaper-Timestamp", Long.toString((T0 + 12_345) / 1000))
-                .containsEntry("X-Shaper-Request-Id", "r1");
-        Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(SECRET, "HmacSHA256"));
-        String expected = "sha256=" + HexFormat.of().formatHex(mac.doFinal(
-                (post.headers().get("X-Shaper-Timestamp") + "." + post.body()).getBytes(StandardCharsets.UTF_8)));
-        assertThat(post.headers().get("X-Shaper-Signature")).isEqualTo(expected);
+        JsonNode event = JSON.readTree(events.get(0));
+        assertThat(event.path("requestId").asText()).isEqualTo("r1");
+        assertThat(event.path("statusUrl").asText()).isEqualTo("/v1/requests/r1");
+        assertThat(event.path("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(event.path("httpStatus").asInt()).isEqualTo(200);
+        assertThat(event.path("model").asText()).isEqualTo(MODEL);
+        assertThat(event.path("usage").path("outputTokens").asLong()).isEqualTo(FakeModelInvoker.USAGE.outputTokens());
+        assertThat(event.has("finishedAt")).isTrue();
+        assertThat(event.path("resultSizeBytes").asLong()).isEqualTo(done.resultRef().sizeBytes());
+        assertThat(event.has("response")).isFalse();
+        assertThat(event.has("delivery")).isFalse();
+    }
+
+    @Test
+    void aResponseOverTheEventLimitStillMakesASmallEventThatNamesTheStoredResult() throws Exception {
+        RequestRecord done = succeeded("big", null, FakeModelInvoker.success("x".repeat(300 * 1024)));
+        assertThat(done.resultRef().sizeBytes()).isGreaterThan(EVENT_LIMIT_BYTES);
+
+        notifier.deliver(done);
+
+        byte[] detail = events.get(0).getBytes(StandardCharsets.UTF_8);
+        assertThat(detail.length).isLessThan(2048);
+        JsonNode event = JSON.readTree(detail);
+        assertThat(event.path("resultSizeBytes").asLong()).isEqualTo(done.resultRef().sizeBytes());
+        if (done.resultRef().location() == PayloadRef.Location.OBJECT) {
+            assertThat(event.path("resultKey").asText()).isEqualTo(done.resultRef().key());
+        } else {
+            assertThat(event.has("resultKey")).as("stored inline, no object to name").isFalse();
+        }
+    }
+
+    @Test
+    void aLongFailureDetailIsCutInTheEvent() throws Exception {
+        RequestRecord done = succeeded("r1", null, new BedrockOutcome.Rejected(
+                RejectionKind.VALIDATION, 400, "y".repeat(10_000)));
+
+        notifier.deliver(done);
+
+        assertThat(JSON.readTree(events.get(0)).path("detail").asText()).hasSize(OutcomeEvent.MAX_DETAIL_CHARS);
+    }
+
+    @Test
+    void withACallbackQueuesTheWebhookAndMarksItQueuedOnTheRequest() throws Exception {
+        RequestRecord done = succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello"));
+
+        Notifier.Delivery delivery = notifier.deliver(done);
+
+        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", true));
+        assertThat(queued).containsExactly("r1");
+        assertThat(shaper.record("r1").delivery()).isEqualTo(DeliveryState.queued(shaper.now()));
         assertThat(events).hasSize(1);
     }
 
     @Test
-    void theSignatureChangesWithTheSecretTheTimestampAndTheBody() {
-        String base = WebhookSignature.sign(SECRET, 1_700_000_000, "{}");
+    void aRetriedDeliverStepQueuesAgainOnlyWhileNoAttemptWasMade() throws Exception {
+        RequestRecord done = succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello"));
+        notifier.deliver(done);
+        notifier.deliver(done);
+        assertThat(queued).as("the first enqueue may be the one that failed").containsExactly("r1", "r1");
 
-        assertThat(WebhookSignature.sign("other".getBytes(StandardCharsets.UTF_8), 1_700_000_000, "{}"))
-                .isNotEqualTo(base);
-        assertThat(WebhookSignature.sign(SECRET, 1_700_000_001, "{}")).isNotEqualTo(base);
-        assertThat(WebhookSignature.sign(SECRET, 1_700_000_000, "{ }")).isNotEqualTo(base);
-        assertThat(base).matches("sha256=[0-9a-f]{64}");
+        shaper.requests.recordDelivery("r1", DeliveryState.queued(T0).failed(503, "HTTP 503", T0, T0 + 30_000), T0);
+        Notifier.Delivery again = notifier.deliver(done);
+
+        assertThat(again.webhookQueued()).isFalse();
+        assertThat(queued).hasSize(2);
+        assertThat(shaper.record("r1").delivery().attempts()).as("not taken back to queued").isEqualTo(1);
     }
 
     @Test
-    void retriesServerErrorsWithGrowingPausesUpToTheMaximumAttempts() throws Exception {
-        RequestRecord done = succeeded("r1", LOCAL_HOOK);
-        transport.answer(503, 500, 502, 200);
-
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.local(), 3).deliver(done);
-
-        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", true, 3, -1, "HTTP 502"));
-        assertThat(transport.posts).hasSize(3);
-        assertThat(pauses).containsExactly(1_000L, 2_000L);
-        assertThat(events).hasSize(1);
-    }
-
-    @Test
-    void stopsRetryingOnceTheWebhookAccepts() throws Exception {
-        RequestRecord done = succeeded("r1", LOCAL_HOOK);
-        transport.answer(503, 200);
-
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.local(), 5).deliver(done);
-
-        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", true, 2, 200, null));
-        assertThat(pauses).containsExactly(1_000L);
-        assertThat(transport.posts).extracting(ScriptedTransport.Post::body).containsOnly(transport.posts.get(0).body());
-    }
-
-    @Test
-    void retriesATransportFailure() throws Exception {
-        RequestRecord done = succeeded("r1", LOCAL_HOOK);
-        transport.fail(new IOException("connection refused"));
-        transport.answer(200);
-
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.local(), 3).deliver(done);
-
-        assertThat(delivery.webhookAttempts()).isEqualTo(2);
-        assertThat(delivery.webhookStatus()).isEqualTo(200);
-    }
-
-    @ParameterizedTest
-    @ValueSource(ints = {400, 401, 403, 404, 410})
-    void stopsAtAClientError(int code) throws Exception {
-        RequestRecord done = succeeded("r1", LOCAL_HOOK);
-        transport.answer(code, 200);
-
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.local(), 3).deliver(done);
-
-        assertThat(delivery).isEqualTo(new Notifier.Delivery("r1", true, 1, code, "HTTP " + code));
-        assertThat(pauses).isEmpty();
-    }
-
-    @ParameterizedTest
-    @ValueSource(ints = {408, 429})
-    void retriesTimeoutAndTooManyRequests(int code) throws Exception {
-        RequestRecord done = succeeded("r1", LOCAL_HOOK);
-        transport.answer(code, 200);
-
-        assertThat(notifier(CallbackUrlPolicy.local(), 3).deliver(done).webhookAttempts()).isEqualTo(2);
-    }
-
-    @Test
-    void strictModeRefusesALoopbackCallbackWithoutCallingIt() throws Exception {
-        RequestRecord done = succeeded("r1", "https://127.0.0.1/hook");
-
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.strict(), 3).deliver(done);
-
-        assertThat(delivery.webhookStatus()).isEqualTo(-1);
-        assertThat(delivery.webhookAttempts()).isZero();
-        assertThat(delivery.webhookError()).contains("loopback");
-        assertThat(transport.posts).isEmpty();
-        assertThat(events).hasSize(1);
-    }
-
-    @Test
-    void strictModeRefusesANameThatResolvesToLoopbackWithoutCallingIt() throws Exception {
-        // Needs a host name other than "localhost" that resolves to loopback without DNS, as a
-        // machine's own name usually does through its hosts file.
-        String host = InetAddress.getLocalHost().getHostName();
-        assumeThat(host).isNotEqualToIgnoringCase("localhost");
-        assumeThat(Arrays.stream(InetAddress.getAllByName(host)).anyMatch(InetAddress::isLoopbackAddress)).isTrue();
-        RequestRecord done = succeeded("r1", "https://" + host + "/hook");
-
-        Notifier.Delivery delivery = notifier(CallbackUrlPolicy.strict(), 3).deliver(done);
-
-        assertThat(delivery.webhookError()).isEqualTo("callbackUrl resolves to a loopback address");
-        assertThat(delivery.webhookStatus()).isEqualTo(-1);
-        assertThat(transport.posts).isEmpty();
-    }
-
-    @Test
-    void anUnknownRequestDeliversNothing() throws Exception {
-        assertThat(notifier(CallbackUrlPolicy.local(), 3).deliver("nobody")).isEmpty();
+    void anUnknownRequestDeliversNothing() {
+        assertThat(notifier.deliver("nobody")).isEmpty();
         assertThat(events).isEmpty();
-        assertThat(transport.posts).isEmpty();
+        assertThat(queued).isEmpty();
     }
 
     @Test
-    void needsAtLeastOneAttempt() {
-        assertThatThrownBy(() -> notifier(CallbackUrlPolicy.local(), 0)).isInstanceOf(IllegalArgumentException.class);
+    void needsEveryPort() {
+        assertThatThrownBy(() -> Notifier.create(shaper.requests, null, OutcomeEvents.NONE, shaper.clock))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
-    private Notifier notifier(CallbackUrlPolicy policy, int maxAttempts) {
-        return Notifier.builder().requests(shaper.requests).status(status).transport(transport)
-                .events((type, detail) -> events.add(type + " " + detail)).callbacks(policy).secret(SECRET)
-                .maxAttempts(maxAttempts).pause(pauses::add).clock(shaper.clock).build();
-    }
-
-    private RequestRecord succeeded(String requestId, String callbackUrl) {
+    private RequestRecord succeeded(String requestId, String callbackUrl, BedrockOutcome outcome) {
         shaper.enqueue(shaper.newRequest(requestId, MODEL, T0 + 60_000).callbackUrl(callbackUrl).build());
         shaper.admit(requestId);
-        shaper.invocations(new FakeModelInvoker()).process(requestId);
+        shaper.invocations(new FakeModelInvoker().answer(requestId, outcome)).process(requestId);
         return shaper.record(requestId);
-    }
-
-    /** A webhook receiver that answers from a script (200 when it runs out) and records every post. */
-    private static final class ScriptedTransport implements WebhookTransport {
-        record Post(URI target, Map<String, String> headers, String body) {
-        }
-
-        final List<Post> posts = new ArrayList<>();
-        private final Deque<Object> script = new ArrayDeque<>();
-
-        void answer(int... codes) {
-            for (int code : codes) {
-                script.add(code);
-            }
-        }
-
-        void fail(Exception e) {
-            script.add(e);
-        }
-
-        @Override
-        public int post(URI target, Map<String, String> headers, String body) throws Exception {
-            posts.add(new Post(target, Map.copyOf(headers), body));
-            Object next = script.isEmpty() ? 200 : script.poll();
-            if (next instanceof Exception e) {
-                throw e;
-            }
-            return (Integer) next;
-        }
     }
 }

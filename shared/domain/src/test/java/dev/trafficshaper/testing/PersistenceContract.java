@@ -26,6 +26,7 @@ import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.ShardPicker;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.NewRequest;
+import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
@@ -541,6 +542,32 @@ public abstract class PersistenceContract {
             value = read.get();
         }
         return value;
+    }
+
+    @Test
+    void theDeliveryStateOfAFinishedRequestIsStoredAndNeverTakenBackOnceDelivered() {
+        store.queue().enqueue(request("hooked", Lane.INTERACTIVE, DEADLINE), T0);
+        DeliveryState queued = DeliveryState.queued(T0 + 10);
+        assertThat(store.requests().recordDelivery("hooked", queued, T0 + 10).applied())
+                .as("not before the request has ended").isFalse();
+        store.requests().transition("hooked", RequestEvent.Fail.of(FailureReason.INVALID_REQUEST, "no"), T0 + 20);
+
+        assertThat(store.requests().recordDelivery("hooked", queued, T0 + 30).applied()).isTrue();
+        DeliveryState failed = queued.failed(503, "HTTP 503", T0 + 40, T0 + 70);
+        assertThat(store.requests().recordDelivery("hooked", failed, T0 + 40).applied()).isTrue();
+        TransitionResult stale = store.requests().recordDelivery("hooked", queued, T0 + 50);
+        assertThat(stale.applied()).as("a late queued write does not take the attempts back").isFalse();
+        assertThat(stale.record().delivery()).isEqualTo(failed);
+        DeliveryState delivered = failed.succeeded(200, T0 + 70);
+        assertThat(store.requests().recordDelivery("hooked", delivered, T0 + 70).applied()).isTrue();
+        assertThat(store.requests().recordDelivery("hooked", failed.failed(500, "HTTP 500", T0 + 80, T0 + 90),
+                T0 + 80).applied()).as("nothing replaces a delivered webhook").isFalse();
+
+        RequestRecord record = store.requests().find("hooked", T0 + 90).orElseThrow();
+        assertThat(record.delivery()).isEqualTo(delivered);
+        assertThat(record.state()).isEqualTo(RequestState.FAILED);
+        assertThat(store.requests().recordDelivery("nobody", queued, T0 + 90).outcome())
+                .isEqualTo(TransitionResult.Outcome.UNKNOWN_REQUEST);
     }
 
     @Test

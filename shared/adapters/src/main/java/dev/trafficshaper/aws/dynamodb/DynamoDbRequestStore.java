@@ -1,5 +1,6 @@
 package dev.trafficshaper.aws.dynamodb;
 
+import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
@@ -107,6 +108,39 @@ public final class DynamoDbRequestStore implements RequestStore {
                             ":queued", AttributeValue.fromS(RequestState.QUEUED.name()),
                             ":admitted", AttributeValue.fromS(RequestState.ADMITTED.name()),
                             ":invoking", AttributeValue.fromS(RequestState.INVOKING.name()),
+                            ":nowSeconds", AttributeValue.fromN(Long.toString(TableKeys.nowSeconds(nowMillis)))))
+                    .returnValues(ReturnValue.ALL_NEW)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).attributes();
+            return TransitionResult.applied(RequestItems.status(updated));
+        } catch (ConditionalCheckFailedException e) {
+            return refusal(requestId, e.item(), nowMillis);
+        }
+    }
+
+    /**
+     * One conditional UpdateItem of the {@code delivery} map: the request is live and terminal,
+     * and its delivery is absent, or not delivered and at no more attempts than the new one
+     * ({@link RequestStore#acceptsDelivery}).
+     */
+    @Override
+    public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
+        try {
+            Map<String, AttributeValue> updated = dynamoDb.updateItem(b -> b.tableName(table)
+                    .key(RequestItems.statusKey(requestId))
+                    .updateExpression("SET #delivery = :delivery")
+                    .conditionExpression("#expiresAt > :nowSeconds AND #state IN (:succeeded, :failed, :expired,"
+                            + " :rejected) AND (attribute_not_exists(#delivery) OR (#delivery.#delivered = :false"
+                            + " AND #delivery.#attempts <= :attempts))")
+                    .expressionAttributeNames(Map.of("#delivery", RequestItems.DELIVERY, "#state", RequestItems.STATE,
+                            "#expiresAt", TableKeys.EXPIRES_AT, "#delivered", RequestItems.DELIVERY_DELIVERED,
+                            "#attempts", RequestItems.DELIVERY_ATTEMPTS))
+                    .expressionAttributeValues(Map.of(":delivery", RequestItems.delivery(delivery),
+                            ":succeeded", AttributeValue.fromS(RequestState.SUCCEEDED.name()),
+                            ":failed", AttributeValue.fromS(RequestState.FAILED.name()),
+                            ":expired", AttributeValue.fromS(RequestState.EXPIRED.name()),
+                            ":rejected", AttributeValue.fromS(RequestState.REJECTED.name()),
+                            ":false", AttributeValue.fromBool(false),
+                            ":attempts", AttributeValue.fromN(Integer.toString(delivery.attempts())),
                             ":nowSeconds", AttributeValue.fromN(Long.toString(TableKeys.nowSeconds(nowMillis)))))
                     .returnValues(ReturnValue.ALL_NEW)
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).attributes();

@@ -7,6 +7,7 @@ import static dev.trafficshaper.aws.dynamodb.Attrs.string;
 
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
@@ -44,6 +45,9 @@ final class RequestItems {
     static final String HTTP_STATUS = "httpStatus";
     static final String REQUEUES = "requeues";
     static final String REQUEUE_REASON = "requeueReason";
+    static final String DELIVERY = "delivery";
+    static final String DELIVERY_ATTEMPTS = "attempts";
+    static final String DELIVERY_DELIVERED = "delivered";
 
     private RequestItems() {
     }
@@ -102,6 +106,9 @@ final class RequestItems {
         if (r.requeueReason() != null) {
             item.put(REQUEUE_REASON, s(r.requeueReason().name()));
         }
+        if (r.delivery() != null) {
+            item.put(DELIVERY, delivery(r.delivery()));
+        }
         return item;
     }
 
@@ -134,7 +141,32 @@ final class RequestItems {
                 .expiresAtMillis(number(item, TableKeys.EXPIRES_AT) * 1000)
                 .requeues((int) number(item, REQUEUES))
                 .requeueReason(requeueReason == null ? null : RequeueReason.valueOf(requeueReason))
+                .delivery(delivery(item.get(DELIVERY)))
                 .build();
+    }
+
+    static AttributeValue delivery(DeliveryState d) {
+        Map<String, AttributeValue> m = new HashMap<>();
+        m.put(DELIVERY_ATTEMPTS, n(d.attempts()));
+        m.put("lastStatus", n(d.lastStatus()));
+        if (d.lastError() != null) {
+            m.put("lastError", s(d.lastError()));
+        }
+        m.put("lastAttemptAt", n(d.lastAttemptAtMillis()));
+        m.put("nextAttemptAt", n(d.nextAttemptAtMillis()));
+        m.put(DELIVERY_DELIVERED, AttributeValue.fromBool(d.delivered()));
+        m.put("deadLettered", AttributeValue.fromBool(d.deadLettered()));
+        return AttributeValue.fromM(m);
+    }
+
+    private static DeliveryState delivery(AttributeValue value) {
+        if (value == null || !value.hasM()) {
+            return null;
+        }
+        Map<String, AttributeValue> m = value.m();
+        return new DeliveryState((int) number(m, DELIVERY_ATTEMPTS), (int) number(m, "lastStatus"),
+                string(m, "lastError"), number(m, "lastAttemptAt"), number(m, "nextAttemptAt"),
+                Boolean.TRUE.equals(m.get(DELIVERY_DELIVERED).bool()), Boolean.TRUE.equals(m.get("deadLettered").bool()));
     }
 
     static Map<String, AttributeValue> queueItem(QueueItem q) {
