@@ -38,8 +38,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Acceptance: a burst of 300 requests, four times a model's per-minute quota, arrives at once
  * through the HTTP API; the shaper drains it through the Bedrock simulator (which enforces the
- * same quota, metered each of the three ways) with no throttle, one model call per request, one
- * delivery per outcome, and waits that match what the quota allows.
+ * same quota, metered each of the three ways) with at most 1% extra calls (headroom's throttled
+ * probes, each sent again once), one delivery per outcome, and waits that match what the quota
+ * allows.
  *
  * <p><b>Time.</b> Draining four minutes of quota takes four minutes. To keep the test short, the
  * runtime, the pacer and the simulator's quota meters share one {@link LocalClock} running
@@ -137,10 +138,13 @@ class LocalRuntimeEndToEndIT {
 
             assertThat(ids).doesNotHaveDuplicates().hasSize(REQUESTS);
             assertThat(states).containsExactly(Map.entry("SUCCEEDED 200", (long) REQUESTS));
-            assertThat(bedrock.throttles()).as("throttles at the simulator").isZero();
-            assertThat(bedrock.calls()).as("model calls").isEqualTo(REQUESTS);
+            // headroom's probes may be throttled, within 1% extra calls; a throttled call did nothing
+            // and goes back to the queue once
+            assertThat(bedrock.throttles()).as("throttles at the simulator").isLessThanOrEqualTo(REQUESTS / 100);
+            assertThat(bedrock.calls()).as("model calls").isEqualTo(REQUESTS + bedrock.throttles());
             assertThat(stats.successes()).isEqualTo(REQUESTS);
-            assertThat(outcomes.values()).allSatisfy(outcome -> assertThat(outcome.path("requeues").asInt()).isZero());
+            assertThat(outcomes.values().stream().mapToLong(outcome -> outcome.path("requeues").asInt()).sum())
+                    .as("requeues").isEqualTo(bedrock.throttles());
             assertThat(listened.keySet()).containsExactlyInAnyOrderElementsOf(ids);
             assertThat(listened.values()).allSatisfy(count -> assertThat(count.get()).isEqualTo(1));
             assertThat(webhookProblems).isEmpty();
