@@ -21,9 +21,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sfn.model.ExecutionAlreadyExistsException;
+import software.amazon.awssdk.services.sfn.model.SfnException;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 
 /**
@@ -65,7 +67,10 @@ public final class SubmitHandler
                 SubmissionService.Accepted accepted = shaper.submissions().submit(tenant.get(), body, System.currentTimeMillis());
                 String status = "QUEUED";
                 if (accepted.isNew()) {
-                    start(tenant.get(), accepted);
+                    Optional<Long> busy = start(tenant.get(), accepted);
+                    if (busy.isPresent()) {
+                        return frontDoorBusy(accepted.requestId(), busy.get());
+                    }
                 } else {
                     status = accepted.existing().state().name();
                 }
@@ -83,14 +88,53 @@ public final class SubmitHandler
         });
     }
 
-    private void start(String tenant, SubmissionService.Accepted accepted) {
+    /**
+     * Starts the request's execution. Returns the seconds to wait when Step Functions refuses it
+     * for now (its StartExecution rate, or the account's open executions): nothing was queued, and
+     * the same body posted again with the same {@code requestId} starts it then, since only the
+     * Budget Manager creates the request.
+     */
+    private Optional<Long> start(String tenant, SubmissionService.Accepted accepted) {
         String name = executionName(tenant, accepted.requestId());
         try {
             shaper.sfn().startExecution(b -> b.stateMachineArn(shaper.stateMachineArn()).name(name)
                     .input(TicketJson.write(accepted.ticket()).toString()));
+            return Optional.empty();
         } catch (ExecutionAlreadyExistsException e) {
             LOG.info("execution {} already exists: a repeated submission", name);
+            return Optional.empty();
+        } catch (SfnException e) {
+            Optional<Long> wait = retryAfterSeconds(e);
+            if (wait.isEmpty()) {
+                throw e;
+            }
+            LOG.warn("StartExecution of {} refused for now ({}): 429", name, e.awsErrorDetails().errorCode());
+            return wait;
         }
+    }
+
+    /**
+     * How long a caller should wait after Step Functions refused a StartExecution for load: 1 s for
+     * its request rate (a bucket refilled every second), 30 s for the account's limit of open
+     * executions (they end as requests finish); empty for any other error.
+     */
+    static Optional<Long> retryAfterSeconds(SfnException e) {
+        String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+        if ("ExecutionLimitExceeded".equals(code)) {
+            return Optional.of(30L);
+        }
+        if (e.isThrottlingException() || "ThrottlingException".equals(code) || e.statusCode() == 429) {
+            return Optional.of(1L);
+        }
+        return Optional.empty();
+    }
+
+    private static APIGatewayProxyResponseEvent frontDoorBusy(String requestId, long retryAfterSeconds) {
+        ObjectNode body = Json.MAPPER.createObjectNode()
+                .put("error", "the shaper cannot start more requests this second; post the same body again with"
+                        + " this requestId after Retry-After")
+                .put("requestId", requestId);
+        return ApiResponses.json(429, body.toString(), Map.of("Retry-After", Long.toString(retryAfterSeconds)));
     }
 
     /**
