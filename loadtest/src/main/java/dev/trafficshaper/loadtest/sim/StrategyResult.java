@@ -1,6 +1,8 @@
 package dev.trafficshaper.loadtest.sim;
 
 import java.util.List;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -44,7 +46,9 @@ public record StrategyResult(
         Map<String, Double> dimensionUtilization) {
 
     public StrategyResult {
-        dimensionUtilization = dimensionUtilization == null ? Map.of() : Map.copyOf(dimensionUtilization);
+        // in the order given (rpm, tpm, inputTpm, outputTpm): Map.copyOf's order changes from run to run
+        dimensionUtilization = dimensionUtilization == null ? Map.of()
+                : Collections.unmodifiableMap(new LinkedHashMap<>(dimensionUtilization));
     }
 
     /** This drain time as a multiple of the oracle's (its physical limit); 0 when either is 0. */
