@@ -128,8 +128,7 @@ public final class LocalLoadTest {
                         stopAt)));
             }
             long nextProgress = PROGRESS_WALL_MILLIS;
-            while (!tally.complete() && clock.nowMillis() < stopAt) {
-                Thread.sleep(POLL_WALL_MILLIS);
+            while (clock.nowMillis() < stopAt && !tally.awaitComplete(POLL_WALL_MILLIS)) {
                 long wall = (System.nanoTime() - wallStart) / 1_000_000;
                 if (wall >= nextProgress) {
                     progress.accept(progressLine(clock.nowMillis() - start, settings.arms(), tally, simulators));

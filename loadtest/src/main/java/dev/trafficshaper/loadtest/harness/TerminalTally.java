@@ -47,8 +47,8 @@ public final class TerminalTally {
 
     private synchronized void seen(ArmKind arm, String id) {
         Set<String> ids = terminal.get(arm);
-        if (ids != null) {
-            ids.add(id);
+        if (ids != null && ids.add(id) && complete()) {
+            notifyAll();
         }
     }
 
@@ -63,5 +63,21 @@ public final class TerminalTally {
 
     public synchronized boolean complete() {
         return terminal.values().stream().allMatch(ids -> ids.size() >= expected);
+    }
+
+    /**
+     * Waits until the run is complete or {@code timeoutMillis} of wall time have passed, whichever
+     * comes first, and says whether it is complete; returns at once when it already is.
+     */
+    public synchronized boolean awaitComplete(long timeoutMillis) throws InterruptedException {
+        long until = System.nanoTime() + timeoutMillis * 1_000_000;
+        while (!complete()) {
+            long left = (until - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                return false;
+            }
+            wait(left);
+        }
+        return true;
     }
 }

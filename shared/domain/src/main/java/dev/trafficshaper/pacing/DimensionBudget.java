@@ -65,11 +65,6 @@ final class DimensionBudget {
         return Math.max(nowMillis, ceilMillis(tatMicros));
     }
 
-    /** Earliest time an admission of {@code amount} respects both the spacing and the window. */
-    long earliestStart(long amount, double target, long nowMillis) {
-        return Math.max(nextSlot(nowMillis), windowFit(amount, target, 0.0, nowMillis));
-    }
-
     /**
      * Earliest time the window takes {@code amount} more, forgiving {@code forgiveness} of the open
      * calls' excess reservation (see {@link Headroom}); 0 is the strict bound.

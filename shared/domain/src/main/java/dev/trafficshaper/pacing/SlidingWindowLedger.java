@@ -54,10 +54,6 @@ final class SlidingWindowLedger {
         }
     }
 
-    Entry record(long amount, long nowMillis) {
-        return record(amount, 0, nowMillis);
-    }
-
     /**
      * Books a charge of which {@code excess} is reserved beyond what the call is expected to use;
      * the excess counts as open (see {@link #openExcess}) until the charge is adjusted or expires.
