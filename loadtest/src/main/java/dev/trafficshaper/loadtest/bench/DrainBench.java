@@ -107,8 +107,7 @@ final class DrainBench {
                 "end_turn", "{\"output\":{\"message\":{\"role\":\"assistant\",\"content\":[{\"text\":\"ok\"}]}},"
                         + "\"stopReason\":\"end_turn\",\"usage\":{\"inputTokens\":100,\"outputTokens\":20}}");
         InvocationService processor = InvocationService.create(catalog, requests, queue, payloads, usage, bedrock,
-                terminal -> { }, key -> { }, ShaperMetrics.NONE, System::currentTimeMillis,
-                InvocationService.DEFAULT_MAX_REQUEUES);
+                terminal -> { }, key -> { }, ShaperMetrics.NONE, System::currentTimeMillis);
         ScheduledExecutorService generations = Executors.newScheduledThreadPool(2,
                 DaemonThreads.factory("bench-bedrock"));
         ModeledCalls calls = new ModeledCalls(latencyMillis);

@@ -175,7 +175,6 @@ public final class ShaperServices {
                 .wake(ports.wake())
                 .metrics(ports.metrics())
                 .clock(ports.clock()::nowMillis)
-                .maxRequeues(ports.settings().maxRequeues())
                 .build();
     }
 

@@ -2,21 +2,19 @@ package dev.trafficshaper.composition;
 
 import dev.trafficshaper.delivery.DeliverySchedule;
 import dev.trafficshaper.lifecycle.DrainSettings;
-import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.payload.PayloadPolicy;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 
 /**
  * The choices a deployment makes that are not ports: which callback URLs are accepted, the largest
- * body, the retry budgets, the drainer's bookkeeping. The defaults are the deployed ones.
+ * body, the webhook retries, the drainer's bookkeeping. The defaults are the deployed ones.
  *
  * @param callbacks       callback URLs accepted at submission and checked before each webhook
  * @param maxBodyBytes    largest {@code POST /v1/requests} body
- * @param maxRequeues     how often a throttled or transiently failed request goes back to the queue
  * @param delivery        when a failed webhook is tried again, and how often
  * @param drain           the drainer's lease, heads, poll and status periods
  */
-public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int maxRequeues, DeliverySchedule delivery,
+public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, DeliverySchedule delivery,
                              DrainSettings drain) {
 
     public ShaperSettings {
@@ -27,12 +25,9 @@ public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int 
             throw new IllegalArgumentException("maxBodyBytes must be in [1, " + PayloadPolicy.DEFAULT_MAX_BYTES
                     + "], was " + maxBodyBytes);
         }
-        if (maxRequeues < 0) {
-            throw new IllegalArgumentException("maxRequeues must not be negative, was " + maxRequeues);
-        }
     }
 
-    /** As deployed: https and public callbacks only, 20 MiB bodies, default retry budgets. */
+    /** As deployed: https and public callbacks only, 20 MiB bodies, the default webhook schedule. */
     public static ShaperSettings defaults() {
         return builder().build();
     }
@@ -44,7 +39,6 @@ public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int 
     public static final class Builder {
         private CallbackUrlPolicy callbacks = CallbackUrlPolicy.strict();
         private int maxBodyBytes = PayloadPolicy.DEFAULT_MAX_BYTES;
-        private int maxRequeues = InvocationService.DEFAULT_MAX_REQUEUES;
         private DeliverySchedule delivery = DeliverySchedule.defaults();
         private DrainSettings drain = DrainSettings.defaults();
 
@@ -55,13 +49,12 @@ public record ShaperSettings(CallbackUrlPolicy callbacks, int maxBodyBytes, int 
         public Builder callbacks(CallbackUrlPolicy value) { this.callbacks = value; return this; }
         /** Default the payload limit, {@value PayloadPolicy#DEFAULT_MAX_BYTES} bytes. */
         public Builder maxBodyBytes(int value) { this.maxBodyBytes = value; return this; }
-        public Builder maxRequeues(int value) { this.maxRequeues = value; return this; }
         /** Default {@link DeliverySchedule#defaults()}. */
         public Builder delivery(DeliverySchedule value) { this.delivery = value; return this; }
         public Builder drain(DrainSettings value) { this.drain = value; return this; }
 
         public ShaperSettings build() {
-            return new ShaperSettings(callbacks, maxBodyBytes, maxRequeues, delivery, drain);
+            return new ShaperSettings(callbacks, maxBodyBytes, delivery, drain);
         }
     }
 }

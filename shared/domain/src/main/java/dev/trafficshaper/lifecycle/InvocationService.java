@@ -55,12 +55,14 @@ import java.util.function.LongSupplier;
  * start. That return costs no requeue. The limit is at least {@link #MIN_ADMISSION_AGE}, so a
  * target near 1, which leaves no headroom, does not send every ordinary cold start back.
  *
- * <p>A throttle means the pacer misjudged the quota, not that the request is bad: it goes back to
- * the queue, keeping its place, for the pacer to send again (at most {@code maxRequeues} times and
- * only before its deadline). The drainer sees it come back and lowers its target. A transient
- * failure that proves Bedrock did nothing (a 5xx or not-ready answered at once, a connection never
- * made) goes back the same way without spending that budget: only the deadline bounds it, and the
- * drainer holds it back with exponential backoff and treats a run of them as an outage. A failure
+ * <p>A throttle means the pacer misjudged the quota (or a headroom probe found its edge), not that
+ * the request is bad: it goes back to the queue, keeping its place, for the pacer to send again
+ * before its deadline, however often that happens; the request's {@code requeues} count shows how
+ * often. The drainer sees it come back and lowers its target multiplicatively, so repeated throttles
+ * slow the whole model rather than fail requests, and only the deadline bounds a request's stay. A
+ * transient failure that proves Bedrock did nothing (a 5xx or not-ready answered at once, a
+ * connection never made) goes back the same way, uncounted: the drainer holds it back with
+ * exponential backoff and treats a run of them as an outage. A failure
  * that may have run (no answer in time, a connection broken mid-call, Bedrock's model timeout or
  * model error) ends the request as {@link FailureReason#MODEL_TIMEOUT}, never sent twice, and its
  * drainer keeps its reservation charged. A rejection is final at once.
@@ -69,9 +71,6 @@ public final class InvocationService {
 
     /** The longest a single Bedrock call may take, whatever the deadline. */
     public static final Duration MAX_CALL = Duration.ofMinutes(10);
-
-    /** Requeues allowed per request by default: enough to ride out a misjudged minute. */
-    public static final int DEFAULT_MAX_REQUEUES = 3;
 
     /** The lowest default admission-age limit, whatever the target (see the class comment). */
     public static final Duration MIN_ADMISSION_AGE = Duration.ofSeconds(1);
@@ -88,7 +87,6 @@ public final class InvocationService {
     private final DrainerWake wake;
     private final ShaperMetrics metrics;
     private final LongSupplier clock;
-    private final int maxRequeues;
     private final Duration maxAdmissionAge;
 
     private InvocationService(Builder b) {
@@ -102,7 +100,6 @@ public final class InvocationService {
         this.wake = b.wake;
         this.metrics = b.metrics;
         this.clock = b.clock;
-        this.maxRequeues = b.maxRequeues;
         this.maxAdmissionAge = b.maxAdmissionAge;
     }
 
@@ -114,10 +111,9 @@ public final class InvocationService {
     public static InvocationService create(ModelCatalog catalog, RequestStore requests, RequestQueue queue,
                                            PayloadStore payloads, UsageLedger usage, ModelInvoker invoker,
                                            WorkflowCallback callback, DrainerWake wake, ShaperMetrics metrics,
-                                           LongSupplier clock, int maxRequeues) {
+                                           LongSupplier clock) {
         return builder().catalog(catalog).requests(requests).queue(queue).payloads(payloads).usage(usage)
-                .invoker(invoker).callback(callback).wake(wake).metrics(metrics).clock(clock).maxRequeues(maxRequeues)
-                .build();
+                .invoker(invoker).callback(callback).wake(wake).metrics(metrics).clock(clock).build();
     }
 
     /**
@@ -236,11 +232,10 @@ public final class InvocationService {
             return fail(invoking, FailureReason.MODEL_TIMEOUT, "the call may have run (" + t.kind() + "); "
                     + detail, done);
         }
-        boolean budgetLeft = !throttled || invoking.requeues() < maxRequeues;
-        if (failure.retryable() && budgetLeft && invoking.deadlineMillis() > done) {
+        if (failure.retryable() && invoking.deadlineMillis() > done) {
             RequeueReason reason = throttled ? RequeueReason.THROTTLED : RequeueReason.TRANSIENT;
             String why = (throttled ? "throttled by Bedrock: " : "Bedrock did nothing: ") + failure.message();
-            int requeues = reason.countsAgainstBudget() ? invoking.requeues() + 1 : invoking.requeues();
+            int requeues = reason.isCounted() ? invoking.requeues() + 1 : invoking.requeues();
             TransitionResult back = queue.requeue(invoking, new RequestEvent.Requeue(requeues, reason, why), done);
             if (back.applied()) {
                 metrics.requeued(model.key());
@@ -335,7 +330,6 @@ public final class InvocationService {
         private DrainerWake wake;
         private ShaperMetrics metrics = ShaperMetrics.NONE;
         private LongSupplier clock = System::currentTimeMillis;
-        private int maxRequeues = DEFAULT_MAX_REQUEUES;
         private Duration maxAdmissionAge;
 
         private Builder() {
@@ -352,7 +346,6 @@ public final class InvocationService {
         public Builder wake(DrainerWake value) { this.wake = value; return this; }
         public Builder metrics(ShaperMetrics value) { this.metrics = value; return this; }
         public Builder clock(LongSupplier value) { this.clock = value; return this; }
-        public Builder maxRequeues(int value) { this.maxRequeues = value; return this; }
         /** One limit for every model, instead of each model's {@link #defaultMaxAdmissionAge}. */
         public Builder maxAdmissionAge(Duration value) { this.maxAdmissionAge = value; return this; }
 
@@ -361,9 +354,6 @@ public final class InvocationService {
                     || callback == null || wake == null || metrics == null || clock == null) {
                 throw new IllegalStateException("catalog, requests, queue, payloads, usage, callback, wake, metrics"
                         + " and clock are required");
-            }
-            if (maxRequeues < 0) {
-                throw new IllegalArgumentException("maxRequeues must not be negative");
             }
             if (maxAdmissionAge != null && maxAdmissionAge.isNegative()) {
                 throw new IllegalArgumentException("maxAdmissionAge must not be negative");

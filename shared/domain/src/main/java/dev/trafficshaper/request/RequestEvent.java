@@ -138,14 +138,14 @@ public sealed interface RequestEvent {
      * found its admission too old to start (from ADMITTED, Bedrock not called). Applied only through
      * {@code RequestQueue.requeue}, which also restores the queue item.
      *
-     * @param requeues the request's requeue count after this one: one more than before, except for
-     *                 a stale admission, which does not spend the budget
+     * @param requeues the request's requeue count after this one: one more than before for a
+     *                 throttle, unchanged otherwise
      * @param reason   what the drainer that admitted it should make of its return
      */
     record Requeue(int requeues, RequeueReason reason, String detail) implements RequestEvent {
         public Requeue {
             Objects.requireNonNull(reason, "reason");
-            if (requeues < (reason.countsAgainstBudget() ? 1 : 0)) {
+            if (requeues < (reason.isCounted() ? 1 : 0)) {
                 throw new IllegalArgumentException("requeues must be positive after a " + reason + " requeue");
             }
         }

@@ -6,26 +6,29 @@ package dev.trafficshaper.request;
  */
 public enum RequeueReason {
 
-    /** Bedrock answered 429: the quota is tighter than the pacer believed, so its target drops. */
+    /**
+     * Bedrock answered 429: the quota is tighter than the pacer believed (or a headroom probe found
+     * its edge), so its target drops. Counted in the request's requeues, but never a reason to give
+     * the request up: only its deadline bounds how often it goes back.
+     */
     THROTTLED,
 
     /**
      * An error that proves Bedrock did nothing (a 5xx or model-not-ready answered at once, a
      * connection never made): nothing was learnt about the quota; the reservation is released and
-     * the drainer holds the request back with backoff. Not counted against the requeue budget: only
-     * the deadline bounds it.
+     * the drainer holds the request back with backoff. Not counted: only the deadline bounds it.
      */
     TRANSIENT,
 
     /**
      * The Bedrock Processor picked the admission up too late to start it under the pacer's charge:
      * Bedrock was not called, the reservation is released and the pacer admits it again, charging
-     * the moment the call will really start. Not counted against the requeue budget.
+     * the moment the call will really start. Not counted.
      */
     STALE_ADMISSION;
 
-    /** Whether this requeue spends one of the request's allowed requeues. */
-    public boolean countsAgainstBudget() {
+    /** Whether this requeue adds one to the request's {@code requeues} count (a throttle only). */
+    public boolean isCounted() {
         return this == THROTTLED;
     }
 }

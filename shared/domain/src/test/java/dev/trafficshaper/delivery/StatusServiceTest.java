@@ -17,6 +17,7 @@ import dev.trafficshaper.lifecycle.ModelStatus;
 import dev.trafficshaper.lifecycle.ShaperFixture;
 import dev.trafficshaper.lifecycle.StartEstimate;
 import dev.trafficshaper.queue.QueueItem;
+import dev.trafficshaper.request.FailureReason;
 import dev.trafficshaper.request.RequestEvent;
 import java.util.Map;
 import java.util.TreeMap;
@@ -122,10 +123,11 @@ class StatusServiceTest {
 
     @Test
     void failuresReportTheirHttpStatusAndReason() throws Exception {
-        failWith("throttled", new BedrockOutcome.Throttled("slow down"), 0);
-        failWith("broken", new BedrockOutcome.Rejected(RejectionKind.ACCESS_DENIED, 403, "denied"), 0);
-        failWith("invalid", new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "bad"), 3);
-        failWith("timed-out", new BedrockOutcome.Transient(TransientKind.CLIENT_TIMEOUT, 0, "no answer"), 0);
+        shaper.enqueue("throttled", MODEL, DEADLINE);
+        shaper.requests.transition("throttled", RequestEvent.Fail.of(FailureReason.THROTTLED, "429"), shaper.now());
+        failWith("broken", new BedrockOutcome.Rejected(RejectionKind.ACCESS_DENIED, 403, "denied"));
+        failWith("invalid", new BedrockOutcome.Rejected(RejectionKind.VALIDATION, 400, "bad"));
+        failWith("timed-out", new BedrockOutcome.Transient(TransientKind.CLIENT_TIMEOUT, 0, "no answer"));
         shaper.enqueue("late", MODEL, DEADLINE);
         shaper.queue.expire(QueueItem.of(shaper.record("late")), DEADLINE);
 
@@ -186,11 +188,11 @@ class StatusServiceTest {
         assertThat(paced.get("drainerActive").asBoolean()).isFalse();
     }
 
-    private void failWith(String requestId, BedrockOutcome outcome, int maxRequeues) {
+    private void failWith(String requestId, BedrockOutcome outcome) {
         shaper.enqueue(requestId, MODEL, DEADLINE);
         shaper.admit(requestId);
         bedrock.answer(requestId, outcome);
-        shaper.invocations(bedrock, maxRequeues).process(requestId);
+        shaper.invocations(bedrock).process(requestId);
     }
 
     private void assertFailure(String requestId, int httpStatus, String reason, String state) throws Exception {

@@ -41,7 +41,7 @@ class InvocationServiceTest {
         InvocationService service = InvocationService.create(shaper.catalog, shaper.requests, shaper.queue,
                 shaper.payloads, shaper.usage, bedrock,
                 terminal -> stateWhenResumed.add(shaper.record(terminal.requestId()).state()),
-                shaper.wake, shaper.metrics, shaper.clock, 3);
+                shaper.wake, shaper.metrics, shaper.clock);
 
         assertThat(service.process("r1")).isEqualTo(Result.SUCCEEDED);
 
@@ -142,37 +142,25 @@ class InvocationServiceTest {
     }
 
     @Test
-    void aRequestThrottledMoreOftenThanAllowedFailsAsThrottled() {
+    void aRequestThrottledAgainAndAgainGoesBackEachTimeAndIsNeverGivenUpBeforeItsDeadline() {
         shaper.enqueue("r1", MODEL, DEADLINE);
         BedrockOutcome throttled = new BedrockOutcome.Throttled("Too many tokens");
-        bedrock.answer("r1", throttled, throttled, throttled, throttled);
+        bedrock.answer("r1", throttled, throttled, throttled, throttled, throttled, throttled,
+                FakeModelInvoker.success("at last"));
         List<Result> results = new ArrayList<>();
 
-        for (int attempt = 0; attempt < 4; attempt++) {
+        for (int attempt = 0; attempt < 7; attempt++) {
             shaper.admit("r1");
             results.add(invocations.process("r1"));
             shaper.clock.advance(1_000);
         }
 
-        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.FAILED);
-        RequestRecord failed = shaper.record("r1");
-        assertThat(failed.state()).isEqualTo(RequestState.FAILED);
-        assertThat(failed.failureReason()).isEqualTo(FailureReason.THROTTLED);
-        assertThat(failed.httpStatus()).isEqualTo(429);
-        assertThat(failed.requeues()).isEqualTo(3);
-        assertThat(failed.detail()).contains("429").contains("Too many tokens");
-        assertThat(bedrock.calls()).hasSize(4);
-        assertThat(shaper.queue.depth(MODEL, shaper.now())).isZero();
-        assertThat(shaper.resumed).extracting(RequestRecord::state).containsExactly(RequestState.FAILED);
-    }
-
-    @Test
-    void noRequeuesAllowedMeansTheFirstThrottleFails() {
-        admitted("r1", DEADLINE);
-        bedrock.answer("r1", new BedrockOutcome.Throttled("slow down"));
-
-        assertThat(shaper.invocations(bedrock, 0).process("r1")).isEqualTo(Result.FAILED);
-        assertThat(shaper.record("r1").failureReason()).isEqualTo(FailureReason.THROTTLED);
+        assertThat(results).containsExactly(Result.REQUEUED, Result.REQUEUED, Result.REQUEUED, Result.REQUEUED,
+                Result.REQUEUED, Result.REQUEUED, Result.SUCCEEDED);
+        RequestRecord done = shaper.record("r1");
+        assertThat(done.state()).isEqualTo(RequestState.SUCCEEDED);
+        assertThat(done.requeues()).as("each throttle is counted, none is held against the request").isEqualTo(6);
+        assertThat(bedrock.calls()).hasSize(7);
     }
 
     @Test

@@ -143,12 +143,8 @@ public final class ShaperFixture {
     }
 
     public InvocationService invocations(FakeModelInvoker invoker) {
-        return invocations(invoker, InvocationService.DEFAULT_MAX_REQUEUES);
-    }
-
-    public InvocationService invocations(FakeModelInvoker invoker, int maxRequeues) {
         return InvocationService.create(catalog, requests, queue, payloads, usage, invoker, callback, wake, metrics,
-                clock, maxRequeues);
+                clock);
     }
 
     public Finalizer finalizer() {

@@ -608,7 +608,7 @@ public abstract class PersistenceContract {
                     : store.requests().transition(id, new RequestEvent.StartInvoking(), T0 + 30).record();
 
             TransitionResult back = store.queue().requeue(current,
-                    new RequestEvent.Requeue(reason.countsAgainstBudget() ? 1 : 0, reason, "why: " + reason), T0 + 40);
+                    new RequestEvent.Requeue(reason.isCounted() ? 1 : 0, reason, "why: " + reason), T0 + 40);
 
             assertThat(back.applied()).as(reason.name()).isTrue();
             RequestRecord stored = store.requests().find(id, T0 + 50).orElseThrow();
