@@ -24,7 +24,9 @@ import java.util.ArrayDeque;
  *       l' = min(ceiling − target, l + 0.01)   otherwise, or once f = 1
  *   on a throttle while f > 0 or l > 0:  f' = f / 2, l' = l / 2 (below 1/64 of a step: 0)
  *   budget: throttles over the last 10 minutes stay under 1% of the calls admitted in them;
- *           when a throttle would break it, f and l fall to 0 until there is room again
+ *           when a throttle would break it, f and l fall to 0 until there is room again, and a
+ *           throttle that finds no room is not the probe's (the target answers it), so at every
+ *           probe throttle the 10 minutes up to it hold at most 1% of their calls as probe throttles
  * </pre>
  *
  * A throttle while nothing is being probed is not the probe's: it goes to {@link ThrottleFeedback}
@@ -112,6 +114,14 @@ final class Headroom {
      */
     boolean throttled(long nowMillis) {
         if (!probing()) {
+            return false;
+        }
+        if (!budgetHasRoom(nowMillis)) {
+            // Calls have left the budget's window since it last had room: the probe may not spend
+            // more, so it stops, and the throttle is the target's to answer.
+            forgiveness = 0;
+            lift = 0;
+            lastChangeAt = nowMillis;
             return false;
         }
         probeThrottles++;

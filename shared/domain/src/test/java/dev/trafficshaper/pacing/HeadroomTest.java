@@ -94,6 +94,20 @@ class HeadroomTest {
     }
 
     @Test
+    void aThrottleThatFindsTheBudgetsCallsAgedOutIsNotTheProbesAndEndsTheProbe() {
+        Headroom headroom = withCalls(ON, 100); // room for exactly one throttle while they count
+        headroom.backlogged(true, 0);
+        headroom.backlogged(true, 10_000);
+        assertThat(headroom.probing()).isTrue();
+
+        // Ten minutes on, the hundred calls have left the budget's window: nothing is left to spend.
+        assertThat(headroom.throttled(610_000)).as("the target answers it").isFalse();
+
+        assertThat(headroom.probing()).isFalse();
+        assertThat(headroom.probeThrottles()).isZero();
+    }
+
+    @Test
     void switchedOffItNeverProbesAndIgnoresALearntState() {
         Headroom headroom = withCalls(ON.toBuilder().headroom(false).build(), 10_000);
         headroom.restore(1.0, 0.05);
