@@ -28,7 +28,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import java.util.function.DoubleSupplier;
 
 /**
  * A client for the shaper's asynchronous HTTP API ({@code POST /v1/requests},
@@ -36,10 +38,14 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Awaiting a result polls the status: each poll is one non-blocking {@link HttpClient#sendAsync}
  * and the next is scheduled on a {@link ScheduledExecutorService}, so thousands of awaited requests
- * share one scheduler thread. The delay between polls is the API's {@code Retry-After}, capped at
- * {@code maxPollInterval}; without one it is {@code pollInterval}. The API sets {@code Retry-After}
- * from the request's ETA while it is queued and from its running time while Bedrock answers, so an
- * await of a few minutes makes a handful of status reads. A final failure (throttled,
+ * share one scheduler thread. An await never polls sooner than the API's {@code Retry-After}, which
+ * the API sets from the request's ETA while it is queued and from its running time while Bedrock
+ * answers, so an await of a few minutes makes a handful of status reads; a {@code Retry-After} of
+ * one second (or none) heard again and again in the same state backs off, doubling up to
+ * {@code maxBackoff}, with jitter ({@link PollBackoff}). With an {@link OutcomeInbox} fed by a
+ * webhook endpoint or an outcome-event consumer, an await completes from the push and polls only
+ * as a slow fallback: once at the start, at the ETA, then from {@code fallbackPollInterval}
+ * doubling up to {@code maxPollInterval}. A final failure (throttled,
  * expired, invalid, unknown) completes the future normally with a failed {@link RequestStatus};
  * the future completes exceptionally only when the status cannot be read: too many transport
  * errors or gateway {@code 429}/{@code 5xx} answers in a row, an answer outside the contract
@@ -56,13 +62,15 @@ public final class ShaperClient implements AutoCloseable {
      * minutes): a shorter cap would turn one wait into several polls for nothing.
      */
     public static final Duration DEFAULT_MAX_POLL_INTERVAL = Duration.ofMinutes(5);
+    /** The longest the client's own backoff grows to while the API only says "not yet". */
+    public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
+    /** The first fallback poll interval past the ETA when outcomes are pushed. */
+    public static final Duration DEFAULT_FALLBACK_POLL_INTERVAL = Duration.ofSeconds(30);
     public static final Duration DEFAULT_NOT_FOUND_GRACE = Duration.ofSeconds(10);
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MAX_TRANSIENT_FAILURES = 5;
 
-    /** A {@code Retry-After: 0} must not turn polling into a busy loop. */
-    private static final Duration MIN_POLL_INTERVAL = Duration.ofMillis(100);
     private static final String JSON = "application/json";
 
     private final URI baseUri;
@@ -74,8 +82,9 @@ public final class ShaperClient implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final boolean ownsScheduler;
     private final Clock clock;
-    private final Duration pollInterval;
-    private final Duration maxPollInterval;
+    private final PollBackoff backoff;
+    private final OutcomeInbox outcomes;
+    private final DoubleSupplier random;
     private final Duration notFoundGrace;
     private final int maxTransientFailures;
     private final Set<Poll> polls = ConcurrentHashMap.newKeySet();
@@ -94,8 +103,11 @@ public final class ShaperClient implements AutoCloseable {
         this.ownsScheduler = builder.scheduler == null;
         this.scheduler = ownsScheduler ? defaultScheduler() : builder.scheduler;
         this.clock = builder.clock;
-        this.pollInterval = builder.pollInterval;
-        this.maxPollInterval = builder.maxPollInterval;
+        this.outcomes = builder.outcomes;
+        this.backoff = outcomes == null
+                ? PollBackoff.polling(builder.pollInterval, builder.maxBackoff, builder.maxPollInterval)
+                : PollBackoff.fallback(builder.pollInterval, builder.fallbackPollInterval, builder.maxPollInterval);
+        this.random = builder.random;
         this.notFoundGrace = builder.notFoundGrace;
         this.maxTransientFailures = builder.maxTransientFailures;
     }
@@ -359,14 +371,6 @@ public final class ShaperClient implements AutoCloseable {
         }
     }
 
-    private Duration capped(Duration delay) {
-        Duration floor = MIN_POLL_INTERVAL.compareTo(maxPollInterval) < 0 ? MIN_POLL_INTERVAL : maxPollInterval;
-        if (delay.compareTo(floor) < 0) {
-            return floor;
-        }
-        return delay.compareTo(maxPollInterval) > 0 ? maxPollInterval : delay;
-    }
-
     private void ensureOpen() {
         if (closed) {
             throw new ShaperException("the client was closed");
@@ -398,7 +402,7 @@ public final class ShaperClient implements AutoCloseable {
 
     /**
      * One awaited request. At most one poll is in flight at a time: the next is scheduled only from
-     * the previous one's completion.
+     * the previous one's completion (a pushed summary without the response asks once more at once).
      */
     private final class Poll {
         final CompletableFuture<RequestStatus> result = new CompletableFuture<>();
@@ -407,6 +411,7 @@ public final class ShaperClient implements AutoCloseable {
         private final Instant notFoundUntil;
         private volatile ScheduledFuture<?> next;
         private volatile int failures;
+        private volatile PollBackoff.Streak streak = PollBackoff.Streak.NONE;
 
         Poll(String requestId, URI uri) {
             this.requestId = requestId;
@@ -423,7 +428,31 @@ public final class ShaperClient implements AutoCloseable {
                     scheduled.cancel(false);
                 }
             });
+            if (outcomes != null) {
+                CompletableFuture<RequestStatus> pushed = outcomes.expect(requestId);
+                result.whenComplete((status, error) -> outcomes.forget(requestId, pushed));
+                pushed.thenAccept(this::onPushed);
+            }
             poll();
+        }
+
+        /**
+         * A pushed outcome ends the await; an outcome event's summary of a success has no response,
+         * so the status is read once more for it, at once.
+         */
+        private void onPushed(RequestStatus status) {
+            if (result.isDone()) {
+                return;
+            }
+            if (status.isSucceeded() && status.response().isEmpty()) {
+                ScheduledFuture<?> scheduled = next;
+                if (scheduled != null) {
+                    scheduled.cancel(false);
+                }
+                poll();
+            } else {
+                result.complete(status);
+            }
         }
 
         private void poll() {
@@ -464,9 +493,12 @@ public final class ShaperClient implements AutoCloseable {
                 }
                 failures = 0;
                 if (status.isPending()) {
-                    schedule(capped(status.retryAfter().orElse(pollInterval)));
+                    PollBackoff.Next after = backoff.afterPending(streak, status.status(),
+                            status.retryAfter().orElse(null), random.getAsDouble());
+                    streak = after.streak();
+                    schedule(after.delay());
                 } else if (status.httpStatus() == 404 && clock.instant().isBefore(notFoundUntil)) {
-                    schedule(capped(pollInterval));
+                    schedule(backoff.afterNotFound());
                 } else {
                     result.complete(status);
                 }
@@ -482,9 +514,7 @@ public final class ShaperClient implements AutoCloseable {
                         + failures + " times in a row; last: " + cause, cause));
                 return;
             }
-            Duration backoff = retryAfter != null ? retryAfter
-                    : pollInterval.multipliedBy(1L << Math.min(failures - 1, 16));
-            schedule(capped(backoff));
+            schedule(backoff.afterFailure(failures, retryAfter));
         }
 
         private void schedule(Duration delay) {
@@ -511,6 +541,10 @@ public final class ShaperClient implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private Duration pollInterval = DEFAULT_POLL_INTERVAL;
         private Duration maxPollInterval = DEFAULT_MAX_POLL_INTERVAL;
+        private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
+        private Duration fallbackPollInterval = DEFAULT_FALLBACK_POLL_INTERVAL;
+        private OutcomeInbox outcomes;
+        private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         private Duration notFoundGrace = DEFAULT_NOT_FOUND_GRACE;
         private int maxTransientFailures = DEFAULT_MAX_TRANSIENT_FAILURES;
 
@@ -569,7 +603,10 @@ public final class ShaperClient implements AutoCloseable {
             return this;
         }
 
-        /** The wait between polls when the API sends no {@code Retry-After} (default 2 s). */
+        /**
+         * The wait between polls when the API sends no {@code Retry-After} (default 2 s); it doubles
+         * while the answers keep coming without one in the same state, up to {@link #maxBackoff}.
+         */
         public Builder pollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
             return this;
@@ -578,6 +615,41 @@ public final class ShaperClient implements AutoCloseable {
         /** The longest wait between polls, whatever {@code Retry-After} says (default 5 minutes). */
         public Builder maxPollInterval(Duration maxPollInterval) {
             this.maxPollInterval = maxPollInterval;
+            return this;
+        }
+
+        /**
+         * The longest the client's own backoff grows to when the API keeps answering
+         * {@code Retry-After: 1} (or nothing) in the same state (default 30 s); a longer
+         * {@code Retry-After} is still followed, up to {@link #maxPollInterval}.
+         */
+        public Builder maxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+            return this;
+        }
+
+        /**
+         * Completes awaits from outcomes pushed into {@code outcomes} (a webhook endpoint, an outcome
+         * event consumer); polling becomes the fallback for a lost push. Default: none, poll only.
+         */
+        public Builder outcomes(OutcomeInbox outcomes) {
+            this.outcomes = outcomes;
+            return this;
+        }
+
+        /**
+         * With {@link #outcomes}, the least wait between fallback polls, doubling after each
+         * pending answer up to {@link #maxPollInterval} (default 30 s); the API's
+         * {@code Retry-After} (the ETA) is waited in full when longer.
+         */
+        public Builder fallbackPollInterval(Duration fallbackPollInterval) {
+            this.fallbackPollInterval = fallbackPollInterval;
+            return this;
+        }
+
+        /** Draws the jitter (uniform in [0, 1)); tests pin it. */
+        Builder random(DoubleSupplier random) {
+            this.random = random;
             return this;
         }
 
@@ -602,6 +674,9 @@ public final class ShaperClient implements AutoCloseable {
             requirePositive("requestTimeout", requestTimeout);
             requirePositive("pollInterval", pollInterval);
             requirePositive("maxPollInterval", maxPollInterval);
+            requirePositive("maxBackoff", maxBackoff);
+            requirePositive("fallbackPollInterval", fallbackPollInterval);
+            Objects.requireNonNull(random, "random");
             Objects.requireNonNull(notFoundGrace, "notFoundGrace");
             if (notFoundGrace.isNegative()) {
                 throw new IllegalArgumentException("notFoundGrace must not be negative, was " + notFoundGrace);

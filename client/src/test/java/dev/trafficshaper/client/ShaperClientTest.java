@@ -51,7 +51,8 @@ class ShaperClientTest {
     }
 
     private ShaperClient.Builder clientFor(URI baseUri) {
-        return ShaperClient.builder().baseUri(baseUri).scheduler(scheduler).clock(clock)
+        // jitter pinned at none, so each test can name the exact delays
+        return ShaperClient.builder().baseUri(baseUri).scheduler(scheduler).clock(clock).random(() -> 0.0)
                 .requestTimeout(ofSeconds(5));
     }
 
@@ -278,8 +279,152 @@ class ShaperClientTest {
         scheduler.runUntilDone(result);
 
         assertThat(result.get().isSucceeded()).isTrue();
+        // Retry-After: 0 right after an answer without one is the second "not yet" in a row: doubled from 100 ms
         assertThat(scheduler.delays())
-                .containsExactly(ofSeconds(20), ofSeconds(3), Duration.ofMillis(100), ofSeconds(7));
+                .containsExactly(ofSeconds(20), ofSeconds(3), Duration.ofMillis(200), ofSeconds(7));
+    }
+
+    @Test
+    void aRetryAfterOfOneSecondHeardAgainInTheSameStateBacksOffToTheCap() throws Exception {
+        FakeShaperApi.Answer stillQueued = answer(202, QUEUED, "Retry-After", "1");
+        api.on("GET", STATUS_PATH, stillQueued, stillQueued, stillQueued, stillQueued, stillQueued, stillQueued,
+                stillQueued, answer(200, SUCCEEDED));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.runUntilDone(result);
+
+        assertThat(result.get().isSucceeded()).isTrue();
+        assertThat(scheduler.delays()).containsExactly(ofSeconds(1), ofSeconds(2), ofSeconds(4), ofSeconds(8),
+                ofSeconds(16), ShaperClient.DEFAULT_MAX_BACKOFF, ShaperClient.DEFAULT_MAX_BACKOFF);
+    }
+
+    @Test
+    void aNewStateRestartsTheBackoffAndAnInformativeRetryAfterIsFollowedAsIs() throws Exception {
+        String invoking = "{\"requestId\":\"r-1\",\"status\":\"INVOKING\"}";
+        api.on("GET", STATUS_PATH,
+                answer(202, QUEUED, "Retry-After", "1"),
+                answer(202, QUEUED, "Retry-After", "1"),
+                answer(202, QUEUED, "Retry-After", "40"),
+                answer(202, QUEUED, "Retry-After", "1"),
+                answer(202, invoking, "Retry-After", "1"),
+                answer(202, invoking, "Retry-After", "1"),
+                answer(200, SUCCEEDED));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.runUntilDone(result);
+
+        assertThat(result.get().isSucceeded()).isTrue();
+        assertThat(scheduler.delays()).containsExactly(ofSeconds(1), ofSeconds(2), ofSeconds(40), ofSeconds(1),
+                ofSeconds(1), ofSeconds(2));
+    }
+
+    @Test
+    void jitterShortensOnlyTheBackedOffPartSoNoWaitUndercutsRetryAfter() throws Exception {
+        client = clientFor(api.baseUri()).random(() -> 0.5).build();
+        FakeShaperApi.Answer stillQueued = answer(202, QUEUED, "Retry-After", "1");
+        api.on("GET", STATUS_PATH, stillQueued, stillQueued, stillQueued, answer(202, QUEUED, "Retry-After", "9"),
+                answer(200, SUCCEEDED));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.runUntilDone(result);
+
+        // 1 s + (2 s - 1 s) x 0.9, 1 s + (4 s - 1 s) x 0.9; the API's own 9 s is not jittered
+        assertThat(scheduler.delays()).containsExactly(ofSeconds(1), Duration.ofMillis(1_900),
+                Duration.ofMillis(3_700), ofSeconds(9));
+    }
+
+    @Test
+    void aPushedOutcomeCompletesTheAwaitWhilePollingWaitsAtLeastTheEta() throws Exception {
+        OutcomeInbox inbox = OutcomeInbox.create();
+        client = clientFor(api.baseUri()).outcomes(inbox).build();
+        api.on("GET", STATUS_PATH, answer(202, QUEUED, "Retry-After", "240"));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        ManualScheduler.Task fallbackPoll = scheduler.nextTask();
+        assertThat(inbox.deliverWebhook(SUCCEEDED)).isTrue();
+        fallbackPoll.run();
+
+        assertThat(result.get(5, TimeUnit.SECONDS).outputText()).contains("Hello, world");
+        assertThat(scheduler.delays()).containsExactly(ofSeconds(240));
+        assertThat(api.exchanges("GET", STATUS_PATH)).hasSize(1);
+        assertThat(inbox.waitingCount()).isZero();
+    }
+
+    @Test
+    void withAPushConfiguredPollingIsASlowFallbackThatBacksOffWhateverRetryAfterSays() throws Exception {
+        client = clientFor(api.baseUri()).outcomes(OutcomeInbox.create()).build();
+        String invoking = "{\"requestId\":\"r-1\",\"status\":\"INVOKING\"}";
+        api.on("GET", STATUS_PATH,
+                answer(202, QUEUED, "Retry-After", "1"),
+                answer(202, QUEUED, "Retry-After", "45"),
+                answer(202, invoking, "Retry-After", "1"),
+                answer(202, invoking, "Retry-After", "2"),
+                answer(200, SUCCEEDED));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.runUntilDone(result);
+
+        assertThat(result.get().isSucceeded()).isTrue();
+        assertThat(scheduler.delays()).containsExactly(ofSeconds(30), ofSeconds(60), ofSeconds(120),
+                ofSeconds(240));
+    }
+
+    @Test
+    void anOutcomeEventOfASuccessIsFollowedByOneReadForTheResponse() throws Exception {
+        OutcomeInbox inbox = OutcomeInbox.create();
+        client = clientFor(api.baseUri()).outcomes(inbox).build();
+        api.on("GET", STATUS_PATH, answer(202, QUEUED, "Retry-After", "240"), answer(200, SUCCEEDED));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.nextTask();
+        inbox.deliverEvent("{\"source\":\"traffic-shaper\",\"detail\":{\"requestId\":\"r-1\","
+                + "\"status\":\"SUCCEEDED\",\"httpStatus\":200,\"statusUrl\":\"/v1/requests/r-1\"}}");
+
+        assertThat(result.get(5, TimeUnit.SECONDS).outputText()).contains("Hello, world");
+        assertThat(api.exchanges("GET", STATUS_PATH)).hasSize(2);
+    }
+
+    @Test
+    void aFailureEventEndsTheAwaitWithoutAnotherRead() throws Exception {
+        OutcomeInbox inbox = OutcomeInbox.create();
+        client = clientFor(api.baseUri()).outcomes(inbox).build();
+        api.on("GET", STATUS_PATH, answer(202, QUEUED, "Retry-After", "240"));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.nextTask();
+        inbox.deliverEvent("{\"requestId\":\"r-1\",\"status\":\"EXPIRED\",\"reason\":\"DEADLINE_EXPIRED\","
+                + "\"httpStatus\":504}");
+
+        assertThat(result.get(5, TimeUnit.SECONDS).httpStatus()).isEqualTo(504);
+        assertThat(api.exchanges("GET", STATUS_PATH)).hasSize(1);
+    }
+
+    @Test
+    void anOutcomePushedBeforeTheAwaitCompletesItWithoutAnyRead() throws Exception {
+        OutcomeInbox inbox = OutcomeInbox.create();
+        client = clientFor(api.baseUri()).outcomes(inbox).build();
+        assertThat(inbox.deliverWebhook(SUCCEEDED)).isFalse();
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+
+        assertThat(result).isCompleted();
+        assertThat(result.get().isSucceeded()).isTrue();
+        assertThat(api.exchanges()).isEmpty();
+    }
+
+    @Test
+    void aCancelledAwaitLeavesNothingWaitingInTheInbox() throws Exception {
+        OutcomeInbox inbox = OutcomeInbox.create();
+        client = clientFor(api.baseUri()).outcomes(inbox).build();
+        api.on("GET", STATUS_PATH, answer(202, QUEUED, "Retry-After", "5"));
+
+        CompletableFuture<RequestStatus> result = client.await("r-1");
+        scheduler.nextTask();
+        assertThat(inbox.waitingCount()).isEqualTo(1);
+        result.cancel(false);
+
+        assertThat(inbox.waitingCount()).isZero();
+        assertThat(inbox.deliverWebhook(SUCCEEDED)).isFalse();
     }
 
     @Test

@@ -20,7 +20,6 @@ import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.payload.PayloadPolicy;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.request.RequestRecord;
-import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import dev.trafficshaper.threads.DaemonThreads;
 import java.net.URI;
@@ -71,7 +70,6 @@ public final class LocalRuntime implements AutoCloseable {
     private final ScheduledExecutorService webhookPump = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.factory("shaper-webhooks"));
     private final ScheduledWebhookQueue webhooks;
-    private final RequestStore requests;
     private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.factory("shaper-safety-net"));
     private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
@@ -94,7 +92,6 @@ public final class LocalRuntime implements AutoCloseable {
         this.invokers = Executors.newFixedThreadPool(b.invokerThreads, DaemonThreads.factory("shaper-invoker"));
         LocalStores stores = b.stores.apply(catalog);
         this.queue = stores.queue();
-        this.requests = stores.requests();
         // Made now, not on the first request: a Bedrock client that cannot be built stops the start.
         ModelInvoker invoker = b.invoker != null ? b.invoker : bedrockInvoker(b.bedrockEndpoint);
         byte[] webhookSecret = b.webhookSecret.clone();
@@ -211,12 +208,14 @@ public final class LocalRuntime implements AutoCloseable {
         });
     }
 
-    /** The webhook queue's due attempts, each in the lane of its request's receiver ({@link ReceiverLanes}). */
+    /**
+     * The webhook queue's due attempts, each in the lane of its receiver ({@link ReceiverLanes}),
+     * which the queue entry carries: routing reads no request.
+     */
     private void sendDueWebhooks() {
         try {
-            webhooks.runDueRouted(services.webhookSender(), requestId -> attempt -> receivers.submit(
-                    ReceiverLanes.receiverOf(requests.find(requestId, clock.nowMillis())
-                            .map(RequestRecord::callbackUrl).orElse(null)), attempt));
+            webhooks.runDueRouted(services.webhookSender(),
+                    callbackUrl -> attempt -> receivers.submit(ReceiverLanes.receiverOf(callbackUrl), attempt));
         } catch (RuntimeException e) {
             System.err.println("webhook attempts failed: " + e);
         }

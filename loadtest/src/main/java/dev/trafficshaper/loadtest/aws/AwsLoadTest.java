@@ -5,7 +5,9 @@ import dev.trafficshaper.client.ShaperClient;
 import dev.trafficshaper.client.aws.AwsSigV4Signer;
 import dev.trafficshaper.loadtest.harness.BedrockArm;
 import dev.trafficshaper.loadtest.harness.CostEstimate;
+import dev.trafficshaper.lifecycle.DrainClock;
 import dev.trafficshaper.loadtest.harness.LoadTestJson;
+import dev.trafficshaper.loadtest.harness.ObjectStore;
 import dev.trafficshaper.loadtest.harness.RequestIds;
 import dev.trafficshaper.loadtest.harness.RunLayout;
 import dev.trafficshaper.loadtest.harness.RunManifest;
@@ -13,6 +15,7 @@ import dev.trafficshaper.loadtest.harness.RunSchedule;
 import dev.trafficshaper.loadtest.harness.WindowPlan;
 import dev.trafficshaper.loadtest.harness.WorkerSizing;
 import dev.trafficshaper.loadtest.report.LoadTestReport;
+import dev.trafficshaper.local.LocalClock;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +64,14 @@ public final class AwsLoadTest {
     }
 
     public static int run(AwsRunSettings settings, PrintWriter out) throws InterruptedException {
+        return run(settings, out, LocalClock.system());
+    }
+
+    /**
+     * As {@link #run(AwsRunSettings, PrintWriter)}, reading time from and waiting on {@code clock}
+     * between progress lines, as the rest of the harness waits; an interrupt ends the wait.
+     */
+    public static int run(AwsRunSettings settings, PrintWriter out, DrainClock clock) throws InterruptedException {
         Region region = region(settings);
         Map<String, String> outputs;
         try {
@@ -85,7 +96,7 @@ public final class AwsLoadTest {
                 settings.inFlightPerWorker());
         int workers = settings.workers() != null ? settings.workers() : sizing.workers();
         String runId = RequestIds.newRunId(Instant.now(), new SplittableRandom(System.nanoTime()));
-        long start = System.currentTimeMillis() + START_DELAY_MILLIS;
+        long start = clock.nowMillis() + START_DELAY_MILLIS;
         WindowPlan plan = WindowPlan.of(schedule, workers, Math.round(settings.windowMinutes() * 60_000),
                 WindowPlan.DEFAULT_LEAD_MILLIS, BedrockArm.CALL_TIMEOUT.toMillis(), start);
         long drainDeadline = start + schedule.lastArrivalMillis() + Math.round(settings.drainMinutes() * 60_000);
@@ -135,7 +146,7 @@ public final class AwsLoadTest {
             out.println("files: " + store.describe() + "  (stop early: aws stepfunctions stop-execution"
                     + " --execution-arn " + execution + ")");
             out.flush();
-            ExecutionStatus status = follow(sfn, store, execution, start, out);
+            ExecutionStatus status = follow(sfn, store, execution, start, out, clock);
             Path reportDir = settings.out() != null ? settings.out() : Path.of("loadtest-out", runId);
             LoadTestReport.Report report = LoadTestReport.produce(store, reportDir);
             out.println();
@@ -160,13 +171,20 @@ public final class AwsLoadTest {
         }
     }
 
-    private static ExecutionStatus follow(SfnClient sfn, S3ObjectStore store, String execution, long start,
-                                          PrintWriter out) throws InterruptedException {
+    /**
+     * Streams the run's progress until its execution ends, one line every {@link #PROGRESS_MILLIS}.
+     * Step Functions pushes nothing to a caller outside AWS, so this polls {@code DescribeExecution};
+     * it waits on {@code clock}, so a test plays it on fake time and an interrupt stops it.
+     */
+    static ExecutionStatus follow(SfnClient sfn, ObjectStore store, String execution, long start,
+                                  PrintWriter out, DrainClock clock) throws InterruptedException {
+        long next = clock.nowMillis();
         while (true) {
-            Thread.sleep(PROGRESS_MILLIS);
+            next += PROGRESS_MILLIS;
+            clock.sleepUntil(next);
             DescribeExecutionResponse described = sfn.describeExecution(r -> r.executionArn(execution));
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %+6d s  %s",
-                    (System.currentTimeMillis() - start) / 1_000, described.status()));
+                    (clock.nowMillis() - start) / 1_000, described.status()));
             List<MapRunListItem> mapRuns = sfn.listMapRuns(r -> r.executionArn(execution)).mapRuns();
             if (!mapRuns.isEmpty()) {
                 MapRunItemCounts items = sfn.describeMapRun(r -> r.mapRunArn(mapRuns.get(0).mapRunArn())).itemCounts();

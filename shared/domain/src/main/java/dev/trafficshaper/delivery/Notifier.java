@@ -65,7 +65,7 @@ public final class Notifier {
         if (!marked.applied() && now != null && (now.attempts() > 0 || now.delivered())) {
             return false;
         }
-        webhooks.enqueue(record.requestId());
+        webhooks.enqueue(record.requestId(), record.callbackUrl());
         return true;
     }
 }

@@ -16,7 +16,8 @@ import java.util.function.LongSupplier;
  */
 public final class ScheduledWebhookQueue implements WebhookQueue {
 
-    private record Entry(String requestId, int attempt, long dueAtMillis) {
+    /** One webhook's next attempt; {@code callbackUrl} is the receiver it routes to, null when not given. */
+    private record Entry(String requestId, String callbackUrl, int attempt, long dueAtMillis) {
     }
 
     private final LongSupplier clock;
@@ -27,9 +28,15 @@ public final class ScheduledWebhookQueue implements WebhookQueue {
         this.clock = clock;
     }
 
+    /** Queues a webhook whose receiver is not given: {@link #runDueRouted} routes it with {@code null}. */
     @Override
-    public synchronized void enqueue(String requestId) {
-        due.add(new Entry(requestId, 1, clock.getAsLong()));
+    public void enqueue(String requestId) {
+        enqueue(requestId, null);
+    }
+
+    @Override
+    public synchronized void enqueue(String requestId, String callbackUrl) {
+        due.add(new Entry(requestId, callbackUrl, 1, clock.getAsLong()));
     }
 
     /**
@@ -37,12 +44,14 @@ public final class ScheduledWebhookQueue implements WebhookQueue {
      * attempt each; returns how many were handed over.
      */
     public int runDue(WebhookSender sender, Executor executor) {
-        return runDueRouted(sender, requestId -> executor);
+        return runDueRouted(sender, callbackUrl -> executor);
     }
 
     /**
-     * As {@link #runDue}, each attempt handed to the executor {@code route} picks for its request
-     * (the local runtime keeps one lane per receiver, so a slow receiver holds only its own).
+     * As {@link #runDue}, each attempt handed to the executor {@code route} picks for the
+     * {@code callbackUrl} its webhook was queued with (null when none was given): the local runtime
+     * keeps one lane per receiver, so a slow receiver holds only its own. The entry carries the
+     * receiver, so routing reads nothing; the attempt reads the request once.
      */
     public int runDueRouted(WebhookSender sender, Function<String, Executor> route) {
         List<Entry> ready = new ArrayList<>();
@@ -53,7 +62,7 @@ public final class ScheduledWebhookQueue implements WebhookQueue {
             }
         }
         for (Entry entry : ready) {
-            route.apply(entry.requestId).execute(
+            route.apply(entry.callbackUrl).execute(
                     () -> settle(entry, sender.attempt(entry.requestId, entry.attempt, clock.getAsLong())));
         }
         return ready.size();
@@ -61,7 +70,7 @@ public final class ScheduledWebhookQueue implements WebhookQueue {
 
     private synchronized void settle(Entry entry, WebhookSender.Attempt attempt) {
         switch (attempt.next()) {
-            case RETRY -> due.add(new Entry(entry.requestId, entry.attempt + 1,
+            case RETRY -> due.add(new Entry(entry.requestId, entry.callbackUrl, entry.attempt + 1,
                     clock.getAsLong() + attempt.retryAfterMillis()));
             case DEAD_LETTER -> deadLettered.add(entry.requestId);
             case DONE -> { }

@@ -126,6 +126,26 @@ class NotifierTest {
     }
 
     @Test
+    void theQueuedWebhookNamesItsReceiverSoRoutingNeedsNoRead() throws Exception {
+        List<String> receivers = new ArrayList<>();
+        Notifier routing = Notifier.create(shaper.requests, new WebhookQueue() {
+            @Override
+            public void enqueue(String requestId) {
+                throw new AssertionError("the Notifier names the receiver");
+            }
+
+            @Override
+            public void enqueue(String requestId, String callbackUrl) {
+                receivers.add(requestId + " " + callbackUrl);
+            }
+        }, OutcomeEvents.NONE, shaper.clock);
+
+        routing.deliver(succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello")));
+
+        assertThat(receivers).containsExactly("r1 " + LOCAL_HOOK);
+    }
+
+    @Test
     void needsEveryPort() {
         assertThatThrownBy(() -> Notifier.create(shaper.requests, null, OutcomeEvents.NONE, shaper.clock))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -76,6 +76,40 @@ class ScheduledWebhookQueueTest {
         assertThat(queue.nextDueAtMillis()).isEqualTo(T0 + 30_000);
     }
 
+    @Test
+    void eachAttemptIsRoutedByTheReceiverItsEntryCarriesRetriesIncluded() {
+        finished("r1");
+        transport.answer(503, 200);
+        queue.enqueue("r1", "http://127.0.0.1:9/hook");
+        List<String> routed = new ArrayList<>();
+
+        for (int step = 0; step < 10 && queue.pending() > 0; step++) {
+            shaper.clock.set(Math.max(shaper.now(), queue.nextDueAtMillis()));
+            queue.runDueRouted(sender, callbackUrl -> {
+                routed.add(callbackUrl);
+                return INLINE;
+            });
+        }
+
+        assertThat(routed).containsExactly("http://127.0.0.1:9/hook", "http://127.0.0.1:9/hook");
+        assertThat(shaper.record("r1").delivery().delivered()).isTrue();
+    }
+
+    @Test
+    void aWebhookQueuedWithoutItsReceiverIsRoutedWithNone() {
+        finished("r1");
+        transport.answer(200);
+        queue.enqueue("r1");
+        List<String> routed = new ArrayList<>();
+
+        queue.runDueRouted(sender, callbackUrl -> {
+            routed.add(callbackUrl);
+            return INLINE;
+        });
+
+        assertThat(routed).containsOnlyNulls().hasSize(1);
+    }
+
     private void runUntilIdle() {
         for (int step = 0; step < 100 && queue.pending() > 0; step++) {
             shaper.clock.set(Math.max(shaper.now(), queue.nextDueAtMillis()));
