@@ -22,14 +22,21 @@ import java.util.ArrayDeque;
  *   every 10 s while backlogged, with no throttle in that time and room in the budget:
  *       f' = min(1, f + 1/8)           while the window is what holds the queue back
  *       l' = min(ceiling − target, l + 0.01)   otherwise, or once f = 1
- *   on a throttle while f > 0 or l > 0:  f' = f / 2, l' = l / 2 (below 1/64 of a step: 0)
+ *   on a throttle while f > 0 or l > 0:  f' = f / 2, l' = l / 2 (below 1/64 of a step: 0),
+ *       and the wait before the next step doubles (20 s, 40 s, … up to 10 min); it is back to
+ *       10 s once the last 10 minutes hold no probe throttle
  *   budget: throttles over the last 10 minutes stay under 1% of the calls admitted in them;
  *           when a throttle would break it, f and l fall to 0 until there is room again, and a
  *           throttle that finds no room is not the probe's (the target answers it), so at every
  *           probe throttle the 10 minutes up to it hold at most 1% of their calls as probe throttles
  * </pre>
  *
- * A throttle while nothing is being probed is not the probe's: it goes to {@link ThrottleFeedback}
+ * The doubling wait is what a meter that forgives nothing (a window holding each reservation until
+ * the call ends) calls for: every step up there ends in a throttle, and probing it every 10 s spent
+ * the whole budget for nothing (69 throttles where 5 now find the same, `over-reservation` under
+ * the sliding window), while a meter that forgives lets the steps through and never slows them.
+ *
+ * <p>A throttle while nothing is being probed is not the probe's: it goes to {@link ThrottleFeedback}
  * as before. Load states: <b>strict</b> (f = l = 0: fresh, switched off, or out of budget);
  * <b>probing</b> (stepping up every 10 s); <b>settled</b> (holding what the meter allowed, stepping
  * again 10 s after each back-off).
@@ -37,6 +44,7 @@ import java.util.ArrayDeque;
 final class Headroom {
 
     static final long STEP_MILLIS = 10_000;
+    static final long MAX_STEP_MILLIS = 600_000;
     static final double FORGIVENESS_STEP = 1.0 / 8;
     static final double LIFT_STEP = 0.01;
     static final long BUDGET_WINDOW_MILLIS = 600_000;
@@ -49,6 +57,7 @@ final class Headroom {
     private double forgiveness;
     private double lift;
     private long lastChangeAt = Long.MIN_VALUE;
+    private long stepMillis = STEP_MILLIS;
     private final long[] admissions = new long[BUCKETS];
     private final long[] bucketStart = new long[BUCKETS];
     private final ArrayDeque<Long> throttles = new ArrayDeque<>();
@@ -88,7 +97,7 @@ final class Headroom {
 
     /** The queue waits: step up if the last change is a step old and the budget has room. */
     void backlogged(boolean windowBinds, long nowMillis) {
-        if (!enabled || (lastChangeAt != Long.MIN_VALUE && nowMillis - lastChangeAt < STEP_MILLIS)) {
+        if (!enabled || (lastChangeAt != Long.MIN_VALUE && nowMillis - lastChangeAt < stepMillis)) {
             return;
         }
         if (lastChangeAt == Long.MIN_VALUE) {
@@ -97,6 +106,9 @@ final class Headroom {
         }
         if (!budgetHasRoom(nowMillis)) {
             return;
+        }
+        if (throttles.isEmpty()) {
+            stepMillis = STEP_MILLIS; // ten minutes without a probe throttle: step at the base pace again
         }
         if (windowBinds && forgiveness < 1.0) {
             forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
@@ -126,6 +138,7 @@ final class Headroom {
         }
         probeThrottles++;
         throttles.addLast(nowMillis);
+        stepMillis = Math.min(MAX_STEP_MILLIS, stepMillis * 2);
         forgiveness = halve(forgiveness, FORGIVENESS_STEP);
         lift = halve(lift, LIFT_STEP);
         if (!budgetHasRoom(nowMillis)) {

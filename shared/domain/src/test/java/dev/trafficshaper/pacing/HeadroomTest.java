@@ -50,7 +50,7 @@ class HeadroomTest {
     }
 
     @Test
-    void aThrottleWhileProbingHalvesWhatWasLearntAndHoldsForAStep() {
+    void aThrottleWhileProbingHalvesWhatWasLearntAndHoldsForTwiceTheStep() {
         Headroom headroom = withCalls(ON, 1_000);
         headroom.backlogged(true, 0);
         for (int step = 1; step <= 4; step++) {
@@ -60,10 +60,40 @@ class HeadroomTest {
 
         assertThat(headroom.throttled(41_000)).as("the probe takes the blame").isTrue();
         assertThat(headroom.forgiveness()).isEqualTo(0.25);
-        headroom.backlogged(true, 50_999);
+        headroom.backlogged(true, 60_999);
         assertThat(headroom.forgiveness()).isEqualTo(0.25);
-        headroom.backlogged(true, 51_000);
+        headroom.backlogged(true, 61_000);
         assertThat(headroom.forgiveness()).isEqualTo(0.375);
+    }
+
+    @Test
+    void eachProbeThrottleDoublesTheWaitBeforeTheNextStepUntilTenMinutesWithoutOneResetIt() {
+        Headroom headroom = withCalls(ON, 1_000);
+        headroom.backlogged(true, 0);
+        headroom.backlogged(true, 10_000);
+        List<Long> waits = new ArrayList<>();
+        long now = 10_000;
+        for (int throttle = 0; throttle < 8 && now < 10_000_000; throttle++) {
+            headroom.throttled(now);
+            long throttledAt = now;
+            double before = headroom.forgiveness();
+            while (headroom.forgiveness() == before && now - throttledAt < 1_000_000) {
+                now += 1_000;
+                admitSecondsWorth(headroom, now);
+                headroom.backlogged(true, now);
+            }
+            waits.add(now - throttledAt);
+        }
+        // At the ten-minute cap the budget's window no longer holds the last probe throttle, so the
+        // doubling starts again from one step.
+        assertThat(waits).containsExactly(20_000L, 40_000L, 80_000L, 160_000L, 320_000L, 600_000L, 20_000L,
+                40_000L);
+    }
+
+    /** Keeps the budget's window full of calls: two a second. */
+    private static void admitSecondsWorth(Headroom headroom, long nowMillis) {
+        headroom.admitted(nowMillis);
+        headroom.admitted(nowMillis);
     }
 
     @Test
