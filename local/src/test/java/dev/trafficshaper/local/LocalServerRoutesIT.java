@@ -98,10 +98,11 @@ class LocalServerRoutesIT {
     @CsvSource({
             "fail:validation, 400, INVALID_REQUEST",
             "fail:denied, 503, DEPENDENCY_ERROR",
-            "fail:throttle, 429, THROTTLED",
+            "fail:throttle, 504, DEADLINE_EXPIRED",
             "fail:late, 504, MODEL_TIMEOUT"})
     void terminalFailureAnswersWithItsStatus(String prompt, int status, String reason) {
-        String deadline = prompt.equals("fail:late") ? "\"deadlineSeconds\":1," : "";
+        // A throttle sends the request back to the queue until its deadline, however often.
+        String deadline = prompt.equals("fail:late") || prompt.equals("fail:throttle") ? "\"deadlineSeconds\":1," : "";
         String id = api.submit(Api.body("small", deadline, prompt, 100)).json().path("requestId").asText();
 
         Api.Answer done = awaitTerminal(id);
