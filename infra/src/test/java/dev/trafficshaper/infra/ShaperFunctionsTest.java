@@ -128,12 +128,15 @@ class ShaperFunctionsTest {
     @ParameterizedTest
     @CsvSource({
             "submit,            STATE_MACHINE_ARN",
-            "budget-manager,    QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
-            "queue-processor,   QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
-            "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
-            "finalizer,         POWERTOOLS_METRICS_NAMESPACE",
+            "budget-manager,    QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+            "queue-processor,   QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+            "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+            "finalizer,         POWERTOOLS_METRICS_NAMESPACE EVENT_BUS_NAME DELIVERY_QUEUE_URL",
             "status,            ''",
-            "notifier,          EVENT_BUS_NAME WEBHOOK_SECRET_ARN DELIVERY_QUEUE_URL WEBHOOK_MAX_ATTEMPTS"
+            "notifier,          WEBHOOK_SECRET_ARN DELIVERY_QUEUE_URL WEBHOOK_MAX_ATTEMPTS"
                     + " WEBHOOK_FIRST_RETRY_SECONDS WEBHOOK_MAX_RETRY_SECONDS"})
     void eachFunctionGetsExactlyTheVariablesItsCodeReads(String purpose, String own) {
         List<String> expected = new ArrayList<>(COMMON);
