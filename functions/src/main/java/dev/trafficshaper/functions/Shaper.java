@@ -17,6 +17,7 @@ import dev.trafficshaper.functions.aws.PowertoolsMetrics;
 import dev.trafficshaper.functions.aws.SqsWebhookAttempts;
 import dev.trafficshaper.functions.aws.SqsWebhookQueue;
 import dev.trafficshaper.functions.aws.StepFunctionsCallback;
+import dev.trafficshaper.lifecycle.AdmitTimeout;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.ConcurrentDispatch;
 import dev.trafficshaper.lifecycle.DrainService;
@@ -64,6 +65,7 @@ public final class Shaper {
     private final Lazy<PowertoolsMetrics> metrics;
     private final Lazy<DynamoDbStores> persistence;
     private final ShaperServices services;
+    private final Lazy<AdmitTimeout> admitTimeout;
 
     public Shaper(ShaperEnvironment env, Clients clients) {
         this(env, clients, null, null);
@@ -101,6 +103,8 @@ public final class Shaper {
                 .metrics(metrics)
                 .settings(ShaperSettings.builder().callbacks(callbackPolicy(env)).delivery(deliverySchedule(env)).build())
                 .build());
+        this.admitTimeout = Lazy.of(() -> AdmitTimeout.forCatalog(catalog.get(), Duration.ofSeconds(
+                env.optional("ADMIT_GRACE_SECONDS").map(Long::parseLong).orElse(AdmitTimeout.DEFAULT_GRACE_SECONDS))));
         this.webhookAttempts = Lazy.of(() -> new SqsWebhookAttempts(webhookQueue.get(), services.webhookSender(),
                 System::currentTimeMillis));
     }
@@ -123,6 +127,14 @@ public final class Shaper {
         String base = env.optional("SHAPER_API_BASE_URL").map(url -> url.endsWith("/") ? url.substring(0,
                 url.length() - 1) : url).orElse("");
         return base + "/v1/requests/" + requestId;
+    }
+
+    /**
+     * The Admit step's timeout for each request: its own deadline plus {@code ADMIT_GRACE_SECONDS}
+     * (default {@value AdmitTimeout#DEFAULT_GRACE_SECONDS} s), at most the longest deadline plus that.
+     */
+    public AdmitTimeout admitTimeout() {
+        return admitTimeout.get();
     }
 
     public static Shaper fromEnvironment() {

@@ -14,7 +14,6 @@ import dev.trafficshaper.functions.budget.BudgetManagerHandler;
 import dev.trafficshaper.functions.drain.QueueProcessorHandler;
 import dev.trafficshaper.functions.finalize.FinalizerHandler;
 import dev.trafficshaper.functions.invoke.BedrockProcessorHandler;
-import dev.trafficshaper.functions.notify.NotifierHandler;
 import dev.trafficshaper.functions.status.StatusHandler;
 import dev.trafficshaper.functions.submit.SubmitHandler;
 import dev.trafficshaper.lifecycle.DrainerWake;
@@ -35,6 +34,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -156,22 +157,32 @@ class RequestLifecycleIT {
         }
     }
 
-    /** One deployment: a state machine, the seven handlers over one composition root. */
+    /**
+     * One deployment: a state machine, the handlers over one composition root. The Admit step
+     * waits for each request's own deadline plus {@code admitGraceSeconds}.
+     */
     private static final class Deployment {
         final StateMachineHarness harness;
         final Shaper shaper;
         final AtomicInteger processorRuns = new AtomicInteger();
+        /** The Budget Manager waits for it: a test holds the enqueue back with it. */
+        final CountDownLatch admitGate;
 
-        Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch) {
-            this(admitTimeoutSeconds, wakeDrainer, deliveriesPerDispatch, bedrock);
+        Deployment(int admitGraceSeconds, boolean wakeDrainer, int deliveriesPerDispatch) {
+            this(admitGraceSeconds, wakeDrainer, deliveriesPerDispatch, bedrock);
         }
 
-        Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator) {
-            this(admitTimeoutSeconds, wakeDrainer, deliveriesPerDispatch, simulator, Map.of());
+        Deployment(int admitGraceSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator) {
+            this(admitGraceSeconds, wakeDrainer, deliveriesPerDispatch, simulator, Map.of(), new CountDownLatch(0));
         }
 
-        Deployment(int admitTimeoutSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator,
+        Deployment(int admitGraceSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator,
                    Map<String, String> envOverrides) {
+            this(admitGraceSeconds, wakeDrainer, deliveriesPerDispatch, simulator, envOverrides, new CountDownLatch(0));
+        }
+
+        Deployment(int admitGraceSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator,
+                   Map<String, String> envOverrides, CountDownLatch admitGate) {
             Shaper[] self = new Shaper[1];
             InvocationDispatch dispatch = (model, requestId) -> {
                 for (int i = 0; i < deliveriesPerDispatch; i++) {
@@ -188,16 +199,17 @@ class RequestLifecycleIT {
                             new FakeContext("queue-processor", 60_000)));
                 }
             };
+            this.admitGate = admitGate;
             Map<String, String> env = new HashMap<>(baseEnv);
+            env.put("ADMIT_GRACE_SECONDS", Integer.toString(admitGraceSeconds));
             env.putAll(envOverrides);
             StateMachineHarness.Builder builder = StateMachineHarness.builder()
-                    .substitution("AdmitTimeoutSeconds", admitTimeoutSeconds)
-                    .function("BudgetManagerFunctionArn", call(payload ->
-                            new BudgetManagerHandler(self[0]).handleRequest(payload, new FakeContext("budget", 30_000))))
+                    .function("BudgetManagerFunctionArn", call(payload -> {
+                        awaitGate(admitGate);
+                        return new BudgetManagerHandler(self[0]).handleRequest(payload, new FakeContext("budget", 30_000));
+                    }))
                     .function("FinalizerFunctionArn", call(payload ->
-                            new FinalizerHandler(self[0]).handleRequest(payload, new FakeContext("finalizer", 30_000))))
-                    .function("NotifierFunctionArn", call(payload ->
-                            new NotifierHandler(self[0]).handleRequest(payload, new FakeContext("notifier", 30_000))));
+                            new FinalizerHandler(self[0]).handleRequest(payload, new FakeContext("finalizer", 30_000))));
             harness = builder.build();
             env.put("STATE_MACHINE_ARN", harness.stateMachineArn());
             shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(simulator), dispatch, wake);
@@ -205,10 +217,14 @@ class RequestLifecycleIT {
         }
 
         String submit(String body) {
-            APIGatewayProxyResponseEvent response = new SubmitHandler(shaper).handleRequest(apiEvent("POST",
-                    "/v1/requests", body, null), new FakeContext("submit", 10_000));
+            APIGatewayProxyResponseEvent response = post(body);
             assertThat(response.getStatusCode()).as(response.getBody()).isEqualTo(202);
             return readTree(response.getBody()).get("requestId").asText();
+        }
+
+        APIGatewayProxyResponseEvent post(String body) {
+            return new SubmitHandler(shaper).handleRequest(apiEvent("POST", "/v1/requests", body, null),
+                    new FakeContext("submit", 10_000));
         }
 
         APIGatewayProxyResponseEvent status(String requestId) {
@@ -217,10 +233,14 @@ class RequestLifecycleIT {
         }
 
         StateMachineHarness.Result awaitExecution(String requestId) {
+            return awaitExecution(requestId, Duration.ofSeconds(60));
+        }
+
+        StateMachineHarness.Result awaitExecution(String requestId, Duration atMost) {
             String arn = harness.stateMachineArn().replace(":stateMachine:", ":execution:") + ":"
                     + SubmitHandler.executionName(TENANT, requestId);
             SfnClient sfn = harness.sfn();
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            await().atMost(atMost).pollInterval(Duration.ofMillis(100))
                     .alias("execution of " + requestId + " ended")
                     .until(() -> sfn.describeExecution(b -> b.executionArn(arn)).status() != ExecutionStatus.RUNNING);
             return harness.execution(arn).awaitEnd(Duration.ofSeconds(5));
@@ -239,7 +259,9 @@ class RequestLifecycleIT {
         for (String id : ids) {
             StateMachineHarness.Result result = deployment.awaitExecution(id);
             assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
-            assertThat(result.statesEntered()).containsExactly("Admit", "Deliver");
+            assertThat(result.statesEntered()).containsExactly("Admit");
+            assertThat(transitions(result)).as("state transitions of a request that succeeds").isEqualTo(1);
+            System.out.println("state transitions of a request that succeeds: " + transitions(result));
             APIGatewayProxyResponseEvent status = deployment.status(id);
             assertThat(status.getStatusCode()).isEqualTo(200);
             JsonNode view = readTree(status.getBody());
@@ -261,7 +283,8 @@ class RequestLifecycleIT {
 
         assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
         assertThat(result.error()).isEqualTo("RequestFailed");
-        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
+        System.out.println("state transitions of a request that fails: " + transitions(result));
         JsonNode view = readTree(deployment.status(id).getBody());
         assertThat(deployment.status(id).getStatusCode()).isEqualTo(503);
         assertThat(view.get("status").asText()).isEqualTo("FAILED");
@@ -271,14 +294,19 @@ class RequestLifecycleIT {
     }
 
     @Test
-    void aRequestNobodyDrainsExpiresAtTheAdmitTimeoutAndIsFinalizedHonestly() {
-        Deployment deployment = new Deployment(2, false, 1);
-        String id = deployment.submit(body("nova-lite", "expiry-" + System.nanoTime(), 60));
+    void aRequestNobodyAnswersExpiresAtItsOwnDeadlinePlusTheGraceNotAtTheStackWideTimeout() {
+        // deadline 5 s, grace 3 s: the Admit step waits 8 s; the longest deadline (600 s) would wait 603 s
+        Deployment deployment = new Deployment(3, false, 1);
+        long submitted = System.nanoTime();
+        String id = deployment.submit(body("nova-lite", "expiry-" + System.nanoTime(), 5));
 
-        StateMachineHarness.Result result = deployment.awaitExecution(id);
+        StateMachineHarness.Result result = deployment.awaitExecution(id, Duration.ofSeconds(40));
+        Duration took = Duration.ofNanos(System.nanoTime() - submitted);
 
+        System.out.println("a 5 s request nobody answers ended after " + took.toMillis() + " ms");
+        assertThat(took).isBetween(Duration.ofSeconds(7), Duration.ofSeconds(25));
         assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
-        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
         APIGatewayProxyResponseEvent status = deployment.status(id);
         assertThat(status.getStatusCode()).isEqualTo(504);
         assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
@@ -305,7 +333,7 @@ class RequestLifecycleIT {
                 .containsKey("nova-lite");
         StateMachineHarness.Result result = deployment.awaitExecution(id);
         assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
-        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
         APIGatewayProxyResponseEvent status = deployment.status(id);
         assertThat(status.getStatusCode()).isEqualTo(504);
         assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
@@ -337,7 +365,7 @@ class RequestLifecycleIT {
             StateMachineHarness.Result result = deployment.awaitExecution(id);
 
             assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
-            assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "DeliverFailure", "Failed");
+            assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
             APIGatewayProxyResponseEvent status = deployment.status(id);
             JsonNode view = readTree(status.getBody());
             assertThat(status.getStatusCode()).isEqualTo(504);
@@ -365,20 +393,71 @@ class RequestLifecycleIT {
     }
 
     @Test
-    void aDeliveryThatCannotBeQueuedLeavesTheRequestSucceededAndTheFailureInTheExecutionOutput() {
-        Deployment deployment = new Deployment(300, true, 1, bedrock,
-                Map.of("DELIVERY_QUEUE_URL", aws.endpoint() + "/123456789012/no-such-queue"));
+    void aHandOffThatFailsIsVisibleOnTheRequestAndFinalizeHandsItOffOnceTheQueueIsBack() {
+        String lateQueue = "late-deliveries-" + System.nanoTime();
+        Deployment deployment = new Deployment(120, true, 1, bedrock,
+                Map.of("DELIVERY_QUEUE_URL", aws.endpoint() + "/123456789012/" + lateQueue));
         String id = deployment.submit(body("nova-lite", "undeliverable-" + System.nanoTime(), 60));
 
-        StateMachineHarness.Result result = deployment.awaitExecution(id);
+        await().atMost(Duration.ofSeconds(30)).alias("the failed hand-off shows in GET")
+                .until(() -> readTree(deployment.status(id).getBody()).path("delivery").path("lastError").asText()
+                        .contains("not handed off"));
+        JsonNode failed = readTree(deployment.status(id).getBody());
+        assertThat(failed.get("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(failed.path("delivery").path("attempts").asInt()).isZero();
+        String queueUrl = sqs.createQueue(b -> b.queueName(lateQueue)).queueUrl();
+
+        StateMachineHarness.Result result = deployment.awaitExecution(id, Duration.ofSeconds(90));
 
         assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
-        assertThat(result.statesEntered()).containsExactly("Admit", "Deliver", "DeliveryNotSent");
-        assertThat(result.output().path("deliveryError").path("Cause").asText()).containsIgnoringCase("queue");
-        APIGatewayProxyResponseEvent status = deployment.status(id);
-        assertThat(status.getStatusCode()).isEqualTo(200);
-        assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("SUCCEEDED");
-        assertThat(webhookCalls.get(id)).isNull();
+        assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Succeeded");
+        JsonNode handedOff = readTree(deployment.status(id).getBody());
+        assertThat(handedOff.get("status").asText()).isEqualTo("SUCCEEDED");
+        assertThat(handedOff.path("delivery").has("lastError")).as("cleared by the hand-off").isFalse();
+        assertThat(sqs.receiveMessage(b -> b.queueUrl(queueUrl).waitTimeSeconds(5)).messages())
+                .extracting(m -> readTree(m.body()).path("requestId").asText()).containsExactly(id);
+    }
+
+    @Test
+    void aRepostWithAnotherBodyBeforeTheFirstIsStoredIsAConflictAndTheSameBodyIsNot() {
+        CountDownLatch admit = new CountDownLatch(1);
+        Deployment deployment = new Deployment(120, true, 1, bedrock, Map.of(), admit);
+        String requestId = "race-" + System.nanoTime();
+        String first = body("nova-lite", requestId, 60);
+        try {
+            deployment.submit(first);
+            assertThat(deployment.shaper.requests().find(requestId, System.currentTimeMillis()))
+                    .as("the Budget Manager has not stored it yet").isEmpty();
+
+            APIGatewayProxyResponseEvent other = deployment.post(first.replace("Say hello", "Say goodbye"));
+            APIGatewayProxyResponseEvent same = deployment.post(first);
+
+            assertThat(other.getStatusCode()).as(other.getBody()).isEqualTo(409);
+            assertThat(readTree(other.getBody()).path("field").asText()).isEqualTo("requestId");
+            assertThat(same.getStatusCode()).as(same.getBody()).isEqualTo(202);
+        } finally {
+            admit.countDown();
+        }
+
+        StateMachineHarness.Result result = deployment.awaitExecution(requestId);
+        assertThat(result.status()).isEqualTo(ExecutionStatus.SUCCEEDED);
+        assertThat(deployment.harness.sfn().listExecutions(b -> b.stateMachineArn(deployment.harness.stateMachineArn()))
+                .executions()).hasSize(1);
+        awaitWebhook(requestId);
+    }
+
+    /** The transitions Step Functions bills: one per state entered. */
+    private static long transitions(StateMachineHarness.Result result) {
+        return result.history().stream().filter(event -> event.stateEnteredEventDetails() != null).count();
+    }
+
+    private static void awaitGate(CountDownLatch gate) {
+        try {
+            assertThat(gate.await(60, TimeUnit.SECONDS)).as("the test opened the gate").isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The webhook arrives once, from the delivery queue, shortly after the execution ends. */

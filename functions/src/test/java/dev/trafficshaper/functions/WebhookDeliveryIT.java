@@ -8,7 +8,6 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent
 import com.sun.net.httpserver.HttpServer;
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
 import dev.trafficshaper.delivery.WebhookSignature;
-import dev.trafficshaper.functions.notify.NotifierHandler;
 import dev.trafficshaper.functions.status.StatusHandler;
 import dev.trafficshaper.lease.Lease;
 import dev.trafficshaper.pacing.Lane;
@@ -254,9 +253,11 @@ class WebhookDeliveryIT {
                 .build();
     }
 
+    /** The delivery hand-off the writer of the terminal state makes (here after a direct write). */
     private static Map<String, Object> deliverStep(String id) {
-        return new NotifierHandler(shaper).handleRequest(Map.of("executionArn", "arn:aws:states:execution:x",
-                "request", Map.of("requestId", id, "tenant", TENANT)), new FakeContext("notifier", 30_000));
+        return shaper.services().notifier().deliver(id)
+                .map(d -> Map.<String, Object>of("delivered", true, "webhookQueued", d.webhookQueued()))
+                .orElse(Map.of("delivered", false));
     }
 
     /** Plays the event source mapping until the request's delivery is settled. */

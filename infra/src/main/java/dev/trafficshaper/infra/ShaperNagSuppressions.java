@@ -66,12 +66,20 @@ public final class ShaperNagSuppressions {
                 appliesTo.add(RegexAppliesTo.builder()
                         .regex("/^Resource::arn:" + PARTITION + ":bedrock:\\*::foundation-model\\/.+$/g").build());
             }
+            if (fn == stack.functions().submit()) {
+                appliesTo.add(RegexAppliesTo.builder()
+                        .regex("/^Resource::arn:" + PARTITION + ":states:(<AWS::Region>|[a-z0-9-]+):(<AWS::AccountId>|[0-9]+)"
+                                + ":execution:[A-Za-z0-9-]+:\\*$/g")
+                        .build());
+            }
             NagSuppressions.addResourceSuppressions(fn.role(), List.of(NagPackSuppression.builder()
                     .id("AwsSolutions-IAM5")
                     .reason(XRAY_AND_LOG_DELIVERY + ". <bucket>/payloads/* covers the payload objects, whose keys are"
                             + " request ids and content digests unknown at deploy time. bedrock:*::foundation-model/<id> is the model"
                             + " behind a cross-region inference profile, which Bedrock may serve from any region"
-                            + " of the profile; the model id itself is fixed by config/models.json")
+                            + " of the profile; the model id itself is fixed by config/models.json. execution:<state"
+                            + " machine>:* are that state machine's executions, one per request, named at submission;"
+                            + " Submit reads one (DescribeExecution) only when a re-post meets ExecutionAlreadyExists")
                     .appliesTo(appliesTo)
                     .build()), true);
         }

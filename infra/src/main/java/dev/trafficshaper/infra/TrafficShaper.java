@@ -93,7 +93,7 @@ public final class TrafficShaper extends Construct {
                 props.stage()));
         this.lifecycle = new RequestLifecycle(this, "Lifecycle", new RequestLifecycleProps(
                 names.stateMachineName(), props.statemachinesDirectory(),
-                functions.budgetManager().alias(), functions.finalizer().alias(), functions.notifier().alias(),
+                functions.budgetManager().alias(), functions.finalizer().alias(),
                 props.models().longestDeadlineSeconds(), props.models().longestDeadlineModel().key(),
                 production));
         this.drainSchedule = new DrainSchedule(this, "DrainSchedule", functions.queueProcessor().alias());

@@ -39,27 +39,39 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  */
 class FunctionEnvironmentTest {
 
-    /** What each handler asks the composition root for (see functions/.../functions/*Handler.java). */
+    /**
+     * What each handler asks the composition root for (see functions/.../functions/*Handler.java).
+     * A function that writes terminal states also builds the delivery hand-off ({@code notifier()}),
+     * which its services make on their first hand-off.
+     */
     private static final Map<String, Consumer<Shaper>> HANDLERS = Map.of(
             "submit", shaper -> {
                 shaper.submissions();
                 shaper.sfn();
                 shaper.stateMachineArn();
+                shaper.admitTimeout();
             },
             "budget-manager", shaper -> {
                 shaper.admissions();
                 shaper.metrics();
+                shaper.notifier();
             },
             "queue-processor", shaper -> {
                 shaper.drains();
                 shaper.safetyNet();
+                shaper.notifier();
             },
-            "bedrock-processor", Shaper::invocations,
-            "finalizer", Shaper::finalizer,
+            "bedrock-processor", shaper -> {
+                shaper.invocations();
+                shaper.notifier();
+            },
+            "finalizer", shaper -> {
+                shaper.finalizer();
+                shaper.notifier();
+            },
             "status", Shaper::status,
             "notifier", shaper -> {
                 shaper.requests();
-                shaper.notifier();
                 shaper.webhookAttempts();
             });
 

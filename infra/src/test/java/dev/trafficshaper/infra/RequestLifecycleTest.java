@@ -44,51 +44,49 @@ class RequestLifecycleTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> substitutions = (Map<String, Object>) properties.get("DefinitionSubstitutions");
         assertThat(substitutions.keySet()).containsExactlyInAnyOrderElementsOf(placeholders);
-        assertThat(substitutions.get("AdmitTimeoutSeconds")).isEqualTo("3900");
         assertThat(substitutions.get("BudgetManagerFunctionArn").toString()).contains("FunctionsBudgetManagerAlias");
         assertThat(substitutions.get("FinalizerFunctionArn").toString()).contains("FunctionsFinalizerAlias");
-        assertThat(substitutions.get("NotifierFunctionArn").toString()).contains("FunctionsNotifierAlias");
+        assertThat(substitutions).doesNotContainKeys("NotifierFunctionArn", "AdmitTimeoutSeconds");
     }
 
     @Test
-    void admitWaitsForTheTaskTokenAndEveryFailureIsFinalized() throws Exception {
-        String rendered = Files.readString(SynthesizedStacks.STATEMACHINES.resolve("request-lifecycle.asl.json"))
-                .replace("${AdmitTimeoutSeconds}", "3900");
+    void admitWaitsForTheTaskTokenUntilTheRequestsOwnTimeoutAndEndsTheHappyPathInOneTransition() throws Exception {
+        String rendered = Files.readString(SynthesizedStacks.STATEMACHINES.resolve("request-lifecycle.asl.json"));
         JsonNode states = new ObjectMapper().readTree(rendered).get("States");
         JsonNode admit = states.get("Admit");
         assertThat(admit.get("Resource").asText()).endsWith(":states:::lambda:invoke.waitForTaskToken");
         assertThat(admit.get("Parameters").get("Payload").get("taskToken.$").asText()).isEqualTo("$$.Task.Token");
+        assertThat(admit.get("TimeoutSecondsPath").asText()).isEqualTo("$.admitTimeoutSeconds");
+        assertThat(admit.has("TimeoutSeconds")).isFalse();
+        assertThat(admit.get("End").asBoolean()).as("delivery is handed off before the token returns").isTrue();
+        assertThat(admit.has("Next")).isFalse();
         Set<String> caught = new TreeSet<>();
         admit.get("Catch").forEach(handler -> {
             assertThat(handler.get("Next").asText()).isEqualTo("Finalize");
             handler.get("ErrorEquals").forEach(error -> caught.add(error.asText()));
         });
         assertThat(caught).contains("States.Timeout", "States.HeartbeatTimeout", "States.TaskFailed", "States.ALL");
-        assertThat(states.get("Finalize").get("Next").asText()).isEqualTo("DeliverFailure");
-        assertThat(states.get("DeliverFailure").get("Next").asText()).isEqualTo("Failed");
+        assertThat(states.get("Finalize").get("Next").asText()).isEqualTo("Ended");
+        JsonNode ended = states.get("Ended");
+        assertThat(ended.get("Type").asText()).isEqualTo("Choice");
+        assertThat(ended.get("Choices").get(0).get("Variable").asText()).isEqualTo("$.outcome.status");
+        assertThat(ended.get("Choices").get(0).get("Next").asText()).isEqualTo("Succeeded");
+        assertThat(ended.get("Default").asText()).isEqualTo("Failed");
+        assertThat(states.get("Succeeded").get("Type").asText()).isEqualTo("Succeed");
         assertThat(states.get("Failed").get("Type").asText()).isEqualTo("Fail");
-        assertThat(admit.get("Next").asText()).isEqualTo("Deliver");
-        assertThat(states.get("Deliver").get("End").asBoolean()).isTrue();
-        for (String deliver : List.of("Deliver", "DeliverFailure")) {
-            JsonNode handler = states.get(deliver).get("Catch").get(0);
-            assertThat(handler.get("ErrorEquals").get(0).asText()).as(deliver + " catches everything")
-                    .isEqualTo("States.ALL");
-            assertThat(handler.get("ResultPath").asText()).isEqualTo("$.deliveryError");
-        }
-        assertThat(states.get("DeliveryNotSent").get("Type").asText()).isEqualTo("Succeed");
-        assertThat(states.get("FailureNotDelivered").get("Next").asText()).isEqualTo("Failed");
-        assertThat(states.size()).as("a handful of states keeps transitions, and cost, low").isLessThanOrEqualTo(7);
+        assertThat(rendered).doesNotContain("Notifier", "Deliver\"");
+        assertThat(states.size()).as("a handful of states keeps transitions, and cost, low").isEqualTo(5);
     }
 
     @Test
-    void stateMachineMayInvokeOnlyItsThreeAliases() {
+    void stateMachineMayInvokeOnlyItsTwoAliases() {
         List<IamPolicies.Statement> invokes = IamPolicies.of(dev).statementsOf("LifecycleStateMachineRole").stream()
                 .filter(statement -> statement.actions().contains("lambda:InvokeFunction"))
                 .toList();
         assertThat(invokes).hasSize(1);
         assertThat(invokes.get(0).resources().toString())
-                .contains("FunctionsBudgetManagerAlias", "FunctionsFinalizerAlias", "FunctionsNotifierAlias")
-                .doesNotContain("QueueProcessor", "BedrockProcessor");
+                .contains("FunctionsBudgetManagerAlias", "FunctionsFinalizerAlias")
+                .doesNotContain("QueueProcessor", "BedrockProcessor", "Notifier");
     }
 
     @Test

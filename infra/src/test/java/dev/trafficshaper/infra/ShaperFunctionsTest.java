@@ -111,9 +111,10 @@ class ShaperFunctionsTest {
                 "SqsManagedSseEnabled", true, "MessageRetentionPeriod", 14 * 24 * 3600));
         assertThat(IamPolicies.of(dev).statementsWithAction("sqs:SendMessage"))
                 .extracting(IamPolicies.Statement::policy)
-                .as("the Bedrock Processor's DLQ, and the Notifier's webhook queue")
-                .allMatch(policy -> policy.startsWith("FunctionsBedrockProcessor") || policy.startsWith("FunctionsNotifier"))
-                .hasSize(2);
+                .as("the Bedrock Processor's DLQ, and the webhook queue of each function that hands off a delivery")
+                .allMatch(policy -> List.of("FunctionsBedrockProcessor", "FunctionsBudgetManager",
+                        "FunctionsQueueProcessor", "FunctionsFinalizer").stream().anyMatch(policy::startsWith))
+                .hasSize(5);
     }
 
     @Test
@@ -127,12 +128,15 @@ class ShaperFunctionsTest {
     @ParameterizedTest
     @CsvSource({
             "submit,            STATE_MACHINE_ARN",
-            "budget-manager,    QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
-            "queue-processor,   QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
-            "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE",
-            "finalizer,         POWERTOOLS_METRICS_NAMESPACE",
+            "budget-manager,    QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+            "queue-processor,   QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+            "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+            "finalizer,         POWERTOOLS_METRICS_NAMESPACE EVENT_BUS_NAME DELIVERY_QUEUE_URL",
             "status,            ''",
-            "notifier,          EVENT_BUS_NAME WEBHOOK_SECRET_ARN DELIVERY_QUEUE_URL WEBHOOK_MAX_ATTEMPTS"
+            "notifier,          WEBHOOK_SECRET_ARN DELIVERY_QUEUE_URL WEBHOOK_MAX_ATTEMPTS"
                     + " WEBHOOK_FIRST_RETRY_SECONDS WEBHOOK_MAX_RETRY_SECONDS"})
     void eachFunctionGetsExactlyTheVariablesItsCodeReads(String purpose, String own) {
         List<String> expected = new ArrayList<>(COMMON);
@@ -175,19 +179,24 @@ class ShaperFunctionsTest {
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "Submit           | dynamodb:GetItem dynamodb:UpdateItem s3:PutObject states:StartExecution | write",
+            "Submit           | dynamodb:GetItem dynamodb:UpdateItem s3:PutObject states:StartExecution"
+                    + " states:DescribeExecution | write",
             "BudgetManager    | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem"
-                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction | write",
+                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
+                    + " sqs:SendMessage events:PutEvents | write",
             "QueueProcessor   | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
                     + " dynamodb:ConditionCheckItem dynamodb:Query dynamodb:BatchGetItem"
-                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction | write",
+                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
+                    + " sqs:SendMessage events:PutEvents | write",
             "BedrockProcessor | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
                     + " s3:GetObject s3:PutObject states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
-                    + " bedrock:InvokeModel sqs:SendMessage sqs:GetQueueAttributes sqs:GetQueueUrl | write",
-            "Finalizer        | dynamodb:GetItem dynamodb:UpdateItem dynamodb:DeleteItem | write",
+                    + " bedrock:InvokeModel sqs:SendMessage sqs:GetQueueAttributes sqs:GetQueueUrl"
+                    + " sqs:SendMessage events:PutEvents | write",
+            "Finalizer        | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
+                    + " sqs:SendMessage events:PutEvents | write",
             "Status           | dynamodb:GetItem s3:GetObject | read",
-            "Notifier         | dynamodb:GetItem dynamodb:UpdateItem s3:GetObject events:PutEvents"
-                    + " secretsmanager:GetSecretValue sqs:SendMessage sqs:ReceiveMessage sqs:ChangeMessageVisibility"
+            "Notifier         | dynamodb:GetItem dynamodb:UpdateItem s3:GetObject"
+                    + " secretsmanager:GetSecretValue sqs:ReceiveMessage sqs:ChangeMessageVisibility"
                     + " sqs:GetQueueUrl sqs:DeleteMessage sqs:GetQueueAttributes | write"})
     void eachRoleAllowsExactlyTheCallsItsCodeMakes(String function, String actions, String keyUse) {
         List<String> expected = new ArrayList<>(LOGS_AND_TRACES);

@@ -17,12 +17,17 @@ import software.amazon.awssdk.services.sfn.model.TaskTimedOutException;
  * {@code SendTaskFailure} with the failure reason as the error name otherwise. A token that is
  * no longer valid (the execution timed out, was stopped, or was already resumed) is not an error
  * here: the terminal status is written, and the finalizer has or will have recorded the rest.
+ *
+ * <p>A request whose delivery could not be handed off fails the task with
+ * {@value #DELIVERY_NOT_HANDED_OFF}, whatever its outcome: the Finalize step the error leads to
+ * keeps the terminal state and tries the hand-off again, with its retries.
  */
 public final class StepFunctionsCallback implements WorkflowCallback {
 
     private static final Logger LOG = LoggerFactory.getLogger(StepFunctionsCallback.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_CAUSE = 32_768;
+    public static final String DELIVERY_NOT_HANDED_OFF = "DeliveryNotHandedOff";
 
     private final SfnClient sfn;
 
@@ -49,6 +54,22 @@ public final class StepFunctionsCallback implements WorkflowCallback {
                 sfn.sendTaskFailure(b -> b.taskToken(terminal.taskToken()).error(reason)
                         .cause(cause.length() > MAX_CAUSE ? cause.substring(0, MAX_CAUSE) : cause));
             }
+        } catch (TaskTimedOutException | InvalidTokenException | TaskDoesNotExistException e) {
+            LOG.info("execution of {} no longer waits for its token: {}", terminal.requestId(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void resumeUndelivered(RequestRecord terminal, String cause) {
+        if (terminal.taskToken() == null) {
+            return;
+        }
+        LOG.warn("delivery of {} not handed off, the execution's Finalize step tries again: {}",
+                terminal.requestId(), cause);
+        String text = cause == null || cause.isBlank() ? DELIVERY_NOT_HANDED_OFF : cause;
+        try {
+            sfn.sendTaskFailure(b -> b.taskToken(terminal.taskToken()).error(DELIVERY_NOT_HANDED_OFF)
+                    .cause(text.length() > MAX_CAUSE ? text.substring(0, MAX_CAUSE) : text));
         } catch (TaskTimedOutException | InvalidTokenException | TaskDoesNotExistException e) {
             LOG.info("execution of {} no longer waits for its token: {}", terminal.requestId(), e.getMessage());
         }

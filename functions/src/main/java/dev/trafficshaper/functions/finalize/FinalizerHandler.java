@@ -17,7 +17,8 @@ import dev.trafficshaper.functions.Logs;
 
 /**
  * The Finalize state: {@code {executionArn, request: <ticket + error>, error: {Error, Cause}}}.
- * Records an honest terminal outcome unless one is already written; returns it for the delivery.
+ * Records an honest terminal outcome unless one is already written, hands off its delivery unless
+ * that is done, and returns the outcome (the state machine's Choice reads its {@code status}).
  */
 public final class FinalizerHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
 

@@ -2,25 +2,18 @@ package dev.trafficshaper.functions.notify;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Logs;
 import dev.trafficshaper.functions.Shaper;
-import dev.trafficshaper.request.RequestRecord;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * The Notifier, invoked two ways:
- * <ul>
- *   <li>by the Deliver and DeliverFailure states, {@code {executionArn, request: <ticket>}}: queues
- *       the webhook and publishes the outcome event ({@link Notifier}), and returns at once;</li>
- *   <li>by the delivery queue's event source mapping, {@code {"Records": [...]}}: one signed
- *       webhook attempt per message, with a short timeout, retried by SQS on the delivery schedule
- *       ({@code SqsWebhookAttempts}); answers the failed messages as batch item failures.</li>
- * </ul>
+ * The Notifier, invoked by the delivery queue's event source mapping, {@code {"Records": [...]}}:
+ * one signed webhook attempt per message, with a short timeout, retried by SQS on the delivery
+ * schedule ({@code SqsWebhookAttempts}); answers the failed messages as batch item failures.
+ *
+ * <p>It is no step of the state machine: whoever writes a request's terminal state queues its
+ * webhook and publishes its outcome event before resuming the execution ({@code Notifier}).
  */
 public final class NotifierHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
 
@@ -36,25 +29,9 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
 
     @Override
     public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
-        if (event.containsKey("Records")) {
-            return Logs.with(context, "source", "delivery-queue", () -> shaper.webhookAttempts().handle(Json.tree(event)));
+        if (!event.containsKey("Records")) {
+            throw new IllegalArgumentException("the Notifier reads the delivery queue; the event has no 'Records'");
         }
-        JsonNode request = Json.tree(event).get("request");
-        String requestId = Json.text(request, "requestId");
-        String tenant = Json.text(request, "tenant");
-        return Logs.with(context, "requestId", requestId, () -> {
-            Map<String, Object> result = new LinkedHashMap<>();
-            result.put("requestId", requestId);
-            Optional<RequestRecord> record = shaper.requests().find(requestId, System.currentTimeMillis())
-                    .filter(r -> r.tenant().equals(tenant));
-            if (record.isEmpty()) {
-                result.put("delivered", false);
-                return result;
-            }
-            Notifier.Delivery delivery = shaper.notifier().deliver(record.get());
-            result.put("delivered", true);
-            result.put("webhookQueued", delivery.webhookQueued());
-            return result;
-        });
+        return Logs.with(context, "source", "delivery-queue", () -> shaper.webhookAttempts().handle(Json.tree(event)));
     }
 }

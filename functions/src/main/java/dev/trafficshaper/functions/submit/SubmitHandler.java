@@ -38,6 +38,8 @@ public final class SubmitHandler
         implements RequestHandler<APIGatewayProxyRequestEvent, APIGatewayProxyResponseEvent> {
 
     private static final Logger LOG = LoggerFactory.getLogger(SubmitHandler.class);
+    /** The execution input's field the Admit step's {@code TimeoutSecondsPath} reads. */
+    public static final String ADMIT_TIMEOUT_FIELD = "admitTimeoutSeconds";
 
     private final Shaper shaper;
 
@@ -64,10 +66,11 @@ public final class SubmitHandler
             byte[] body = event.getBody() == null ? new byte[0] : Boolean.TRUE.equals(event.getIsBase64Encoded())
                     ? Base64.getDecoder().decode(event.getBody()) : event.getBody().getBytes(StandardCharsets.UTF_8);
             try {
-                SubmissionService.Accepted accepted = shaper.submissions().submit(tenant.get(), body, System.currentTimeMillis());
+                long now = System.currentTimeMillis();
+                SubmissionService.Accepted accepted = shaper.submissions().submit(tenant.get(), body, now);
                 String status = "QUEUED";
                 if (accepted.isNew()) {
-                    Optional<Long> busy = start(tenant.get(), accepted);
+                    Optional<Long> busy = start(tenant.get(), accepted, now);
                     if (busy.isPresent()) {
                         return frontDoorBusy(accepted.requestId(), busy.get());
                     }
@@ -89,18 +92,25 @@ public final class SubmitHandler
     }
 
     /**
-     * Starts the request's execution. Returns the seconds to wait when Step Functions refuses it
-     * for now (its StartExecution rate, or the account's open executions): nothing was queued, and
-     * the same body posted again with the same {@code requestId} starts it then, since only the
-     * Budget Manager creates the request.
+     * Starts the request's execution, its input the ticket and the Admit step's timeout
+     * ({@value #ADMIT_TIMEOUT_FIELD}, from the request's own deadline: {@code AdmitTimeout}).
+     * Returns the seconds to wait when Step Functions refuses it for now (its StartExecution rate,
+     * or the account's open executions): nothing was queued, and the same body posted again with
+     * the same {@code requestId} starts it then, since only the Budget Manager creates the request.
+     *
+     * @throws RequestIdConflictException when the execution already exists for another body (a
+     *                                    re-post that raced the Budget Manager's store of the first)
      */
-    private Optional<Long> start(String tenant, SubmissionService.Accepted accepted) {
+    private Optional<Long> start(String tenant, SubmissionService.Accepted accepted, long nowMillis) {
         String name = executionName(tenant, accepted.requestId());
+        ObjectNode input = TicketJson.write(accepted.ticket());
+        input.put(ADMIT_TIMEOUT_FIELD, shaper.admitTimeout().seconds(accepted.ticket().deadlineMillis(), nowMillis));
         try {
             shaper.sfn().startExecution(b -> b.stateMachineArn(shaper.stateMachineArn()).name(name)
-                    .input(TicketJson.write(accepted.ticket()).toString()));
+                    .input(input.toString()));
             return Optional.empty();
         } catch (ExecutionAlreadyExistsException e) {
+            requireSameBody(name, accepted);
             LOG.info("execution {} already exists: a repeated submission", name);
             return Optional.empty();
         } catch (SfnException e) {
@@ -111,6 +121,35 @@ public final class SubmitHandler
             LOG.warn("StartExecution of {} refused for now ({}): 429", name, e.awsErrorDetails().errorCode());
             return wait;
         }
+    }
+
+    /**
+     * A re-post of a request id whose status item is not stored yet (the Budget Manager has not
+     * run) reaches StartExecution, which refuses the name. Its body is told apart from the first by
+     * the digest in the running execution's input: one DescribeExecution, on this rare path only.
+     */
+    private void requireSameBody(String executionName, SubmissionService.Accepted accepted) {
+        String digest = accepted.ticket().bodyDigest();
+        if (digest == null) {
+            return;
+        }
+        String arn = executionArn(shaper.stateMachineArn(), executionName);
+        String started;
+        try {
+            started = Json.MAPPER.readTree(shaper.sfn().describeExecution(b -> b.executionArn(arn)).input())
+                    .path("bodyDigest").asText(null);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("execution " + executionName + " has an input that is not JSON", e);
+        }
+        if (started != null && !started.equals(digest)) {
+            LOG.info("execution {} already exists for another body: 409", executionName);
+            throw RequestIdConflictException.differentBody(accepted.requestId());
+        }
+    }
+
+    /** The ARN of the execution {@code name} of the state machine {@code stateMachineArn}. */
+    static String executionArn(String stateMachineArn, String name) {
+        return stateMachineArn.replace(":stateMachine:", ":execution:") + ":" + name;
     }
 
     /**

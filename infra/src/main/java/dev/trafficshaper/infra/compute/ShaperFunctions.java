@@ -74,6 +74,11 @@ public final class ShaperFunctions extends Construct {
      */
     private static final List<String> ASYNC_INVOKES_AND_METRICS = List.of(QUEUE_PROCESSOR_FUNCTION,
             BEDROCK_PROCESSOR_FUNCTION, POWERTOOLS_METRICS_NAMESPACE);
+    /**
+     * What the delivery hand-off needs: a function that writes a terminal state publishes the
+     * outcome event and queues the webhook before it resumes the execution.
+     */
+    private static final List<String> DELIVERY_HANDOFF = List.of(EVENT_BUS_NAME, DELIVERY_QUEUE_URL);
 
     /** Lambda's limit for one invocation. */
     public static final java.time.Duration LAMBDA_LIMIT = java.time.Duration.ofMinutes(15);
@@ -107,28 +112,29 @@ public final class ShaperFunctions extends Construct {
     public static final FunctionSpec BUDGET_MANAGER = new FunctionSpec("budget-manager",
             "dev.trafficshaper.functions.budget.BudgetManagerHandler",
             "Admit task: enqueues to a shard with the task token, wakes the drainer if none runs",
-            1024, Duration.seconds(30), null, ASYNC_INVOKES_AND_METRICS);
+            1024, Duration.seconds(30), null, concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
     /** Reserved concurrency is set per deployment: see {@link #drainerConcurrency(int)}. */
     public static final FunctionSpec QUEUE_PROCESSOR = new FunctionSpec("queue-processor",
             "dev.trafficshaper.functions.drain.QueueProcessorHandler",
             "Drains the model queues at the paced rate; holds one lease per model, hands off before the time limit",
-            1024, Duration.minutes(15), null, ASYNC_INVOKES_AND_METRICS);
+            1024, Duration.minutes(15), null, concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
     public static final FunctionSpec BEDROCK_PROCESSOR = new FunctionSpec("bedrock-processor",
             "dev.trafficshaper.functions.invoke.BedrockProcessorHandler",
-            "Invokes Bedrock once with SDK retries off, stores the result, settles usage, returns the token",
-            512, Duration.seconds(BEDROCK_PROCESSOR_TIMEOUT.toSeconds()), null, ASYNC_INVOKES_AND_METRICS);
+            "Invokes Bedrock once with SDK retries off, stores the result, settles usage, hands off the delivery, returns the token",
+            512, Duration.seconds(BEDROCK_PROCESSOR_TIMEOUT.toSeconds()), null,
+            concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
     public static final FunctionSpec FINALIZER = new FunctionSpec("finalizer",
             "dev.trafficshaper.functions.finalize.FinalizerHandler",
-            "Records the honest terminal outcome of a request that timed out, failed or was aborted",
-            512, Duration.seconds(30), null, List.of(POWERTOOLS_METRICS_NAMESPACE));
+            "Records the honest terminal outcome of a request that timed out, failed or was aborted; hands off its delivery if still owed",
+            512, Duration.seconds(30), null, concat(List.of(POWERTOOLS_METRICS_NAMESPACE), DELIVERY_HANDOFF));
     public static final FunctionSpec STATUS = new FunctionSpec("status",
             "dev.trafficshaper.functions.status.StatusHandler",
             "GET /v1/requests/{id} and GET /v1/models",
             1024, Duration.seconds(10), null, List.of());
     public static final FunctionSpec NOTIFIER = new FunctionSpec("notifier",
             "dev.trafficshaper.functions.notify.NotifierHandler",
-            "Delivers the terminal outcome: EventBridge event and webhook queued; signed webhook attempts from the delivery queue",
-            512, NOTIFIER_TIMEOUT, null, List.of(EVENT_BUS_NAME, WEBHOOK_SECRET_ARN, DELIVERY_QUEUE_URL,
+            "Signed webhook attempts from the delivery queue, retried on the delivery schedule",
+            512, NOTIFIER_TIMEOUT, null, List.of(WEBHOOK_SECRET_ARN, DELIVERY_QUEUE_URL,
                     WEBHOOK_MAX_ATTEMPTS, WEBHOOK_FIRST_RETRY_SECONDS, WEBHOOK_MAX_RETRY_SECONDS));
 
     private static final String GET_ITEM = "dynamodb:GetItem";
@@ -312,6 +318,9 @@ public final class ShaperFunctions extends Construct {
         submit.allow(payloadObjects("s3:PutObject"));
         submit.allow(key(true, DYNAMODB, S3));
         submit.allow(statement(List.of("states:StartExecution"), stateMachine));
+        // On ExecutionAlreadyExists only: the running execution's input, to tell a re-post with
+        // another body (409) from a repeat.
+        submit.allow(statement(List.of("states:DescribeExecution"), names.executionsArn(this)));
         // CountTokensEstimator, for the models that ask for it (it also needs InvokeModel on them).
         List<String> counted = BedrockModelArns.of(this, props.models().models().stream()
                 .filter(m -> m.backendSettings().tokenCounting() == BackendSettings.TokenCounting.COUNT_TOKENS)
@@ -327,6 +336,7 @@ public final class ShaperFunctions extends Construct {
         budgetManager.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM));
         budgetManager.allow(key(true, DYNAMODB));
         budgetManager.allow(statement(TASK_RESPONSE, stateMachine));
+        allowDeliveryHandoff(budgetManager);
         budgetManager.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias));
 
         // DrainService: lease (UpdateItem, GetItem), heads and depth (Query), fenced admit
@@ -338,6 +348,7 @@ public final class ShaperFunctions extends Construct {
                 QUERY, BATCH_GET_ITEM), props.table().tableArn(), props.table().unsettledIndexArn()));
         queueProcessor.allow(key(true, DYNAMODB));
         queueProcessor.allow(statement(TASK_RESPONSE, stateMachine));
+        allowDeliveryHandoff(queueProcessor);
         queueProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias, bedrockProcessorAlias));
 
         // InvocationService: find (GetItem), claim and end (UpdateItem), expire (UpdateItem,
@@ -350,6 +361,7 @@ public final class ShaperFunctions extends Construct {
         bedrockProcessor.allow(payloadObjects("s3:GetObject", "s3:PutObject"));
         bedrockProcessor.allow(key(true, DYNAMODB, S3));
         bedrockProcessor.allow(statement(TASK_RESPONSE, stateMachine));
+        allowDeliveryHandoff(bedrockProcessor);
         bedrockProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias));
         List<String> runtimeModels = BedrockModelArns.of(this, props.models().models());
         if (!runtimeModels.isEmpty()) {
@@ -360,23 +372,23 @@ public final class ShaperFunctions extends Construct {
                     BedrockModelArns.mantleProjects(this)));
         }
 
-        // Finalizer: find (GetItem), expire (UpdateItem, DeleteItem) or fail (UpdateItem).
-        finalizer.allow(table(GET_ITEM, UPDATE_ITEM, DELETE_ITEM));
+        // Finalizer: find (GetItem), expire (UpdateItem, DeleteItem) or fail (UpdateItem); store a
+        // request whose enqueue never happened (the enqueue transaction's PutItems); hand off its delivery.
+        finalizer.allow(table(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM));
         finalizer.allow(key(true, DYNAMODB));
+        allowDeliveryHandoff(finalizer);
 
         // StatusService: the request, its result and the status board, all by key.
         status.allow(table(GET_ITEM));
         status.allow(payloadObjects("s3:GetObject"));
         status.allow(key(false, DYNAMODB, S3));
 
-        // Notifier: the request and its result (as Status), its delivery state, one event, the
-        // webhook queued (receive, delete and the per-attempt visibility: the event source's grant), the signing key.
+        // Notifier: the request and its result (as Status), its delivery state, the webhook attempts
+        // (receive, delete and the per-attempt visibility: the event source's grant), the signing key.
         notifier.allow(table(GET_ITEM, UPDATE_ITEM));
-        notifier.allow(statement(List.of("sqs:SendMessage"), webhooks.getQueueArn()));
         notifier.allow(payloadObjects("s3:GetObject"));
         // writes: the delivery state on the status item (no S3 or Secrets Manager write is granted)
         notifier.allow(key(true, DYNAMODB, S3, SECRETS_MANAGER));
-        notifier.allow(statement(List.of("events:PutEvents"), props.eventBus().getEventBusArn()));
         notifier.allow(statement(List.of("secretsmanager:GetSecretValue"), props.webhookSecret().getSecretArn()));
 
         if (modelsParameter != null) {
@@ -384,6 +396,16 @@ public final class ShaperFunctions extends Construct {
                 fn.allow(statement(List.of("ssm:GetParameter"), modelsParameter.getParameterArn()));
             }
         }
+    }
+
+    /**
+     * The delivery hand-off of a function that writes terminal states ({@code Notifier}): queue the
+     * webhook, publish the outcome event, and mark the request handed off (UpdateItem, granted with
+     * the function's table actions).
+     */
+    private void allowDeliveryHandoff(ShaperFunction fn) {
+        fn.allow(statement(List.of("sqs:SendMessage"), webhooks.getQueueArn()));
+        fn.allow(statement(List.of("events:PutEvents"), props.eventBus().getEventBusArn()));
     }
 
     private PolicyStatement table(String... actions) {
@@ -412,6 +434,12 @@ public final class ShaperFunctions extends Construct {
                 .resources(List.of(props.key().getKeyArn()))
                 .conditions(Map.of("StringEquals", Map.of("kms:ViaService", viaServices)))
                 .build();
+    }
+
+    private static List<String> concat(List<String> first, List<String> second) {
+        List<String> all = new java.util.ArrayList<>(first);
+        all.addAll(second);
+        return List.copyOf(all);
     }
 
     private static PolicyStatement statement(List<String> actions, String... resources) {

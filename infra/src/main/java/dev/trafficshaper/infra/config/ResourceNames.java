@@ -55,6 +55,16 @@ public record ResourceNames(String prefix) {
                 .build());
     }
 
+    /** The ARNs of the state machine's executions ({@code execution:<name>:*}). */
+    public String executionsArn(Construct scope) {
+        return Stack.of(scope).formatArn(ArnComponents.builder()
+                .service("states")
+                .resource("execution")
+                .resourceName(stateMachineName() + ":*")
+                .arnFormat(ArnFormat.COLON_RESOURCE_NAME)
+                .build());
+    }
+
     /**
      * A log group name that starts with {@code base} and ends with the id CloudFormation gave this
      * stack when it created it. A production stage keeps its log groups after a {@code cdk destroy}

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.trafficshaper.infra.config.InvalidDeploymentException;
 import dev.trafficshaper.infra.config.ResourceNames;
+import dev.trafficshaper.lifecycle.AdmitTimeout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -29,23 +30,28 @@ import software.amazon.awscdk.services.stepfunctions.StateMachineType;
 import software.constructs.Construct;
 
 /**
- * The Standard state machine that holds each request from submission to delivery, read from
- * {@code statemachines/request-lifecycle.asl.json}. CloudFormation fills the definition's
- * {@code ${...}} placeholders with the function alias ARNs and the admission timeout.
+ * The Standard state machine that holds each request from submission to its terminal state, read
+ * from {@code statemachines/request-lifecycle.asl.json}. CloudFormation fills the definition's
+ * {@code ${...}} placeholders with the function alias ARNs. Delivery is no step of it: whoever
+ * writes the terminal state hands the delivery off before it returns the task token, so the happy
+ * path is one state transition.
  *
- * <p>The Admit task waits with {@code .waitForTaskToken}; its timeout is the longest deadline any
- * model allows plus a grace period for a Bedrock call already in flight, so the drainer, not
- * the timeout, normally decides when a request has missed its deadline.
+ * <p>The Admit task waits with {@code .waitForTaskToken}; its timeout is per request
+ * ({@code TimeoutSecondsPath} {@value #ADMIT_TIMEOUT_PATH}, which Submit sets to the request's own
+ * deadline plus {@value #ADMIT_GRACE_SECONDS} s, the sweeper's bound with room to spare), so the
+ * sweeper, not the timeout, normally decides when a request has missed its deadline, and no
+ * execution outlives its deadline by more than the grace.
  */
 public final class RequestLifecycle extends Construct {
 
     public static final String DEFINITION_FILE = "request-lifecycle.asl.json";
     /** The class-path resource holding {@link #DEFINITION_FILE}. */
     public static final String BUNDLED_DEFINITION = "dev/trafficshaper/infra/statemachines/" + DEFINITION_FILE;
-    public static final long ADMIT_GRACE_SECONDS = 300;
+    public static final long ADMIT_GRACE_SECONDS = AdmitTimeout.DEFAULT_GRACE_SECONDS;
     /** Longest run of a Standard execution. */
-    public static final long STANDARD_EXECUTION_LIMIT_SECONDS = 365L * 24 * 3600;
-    static final String ADMIT_TIMEOUT = "AdmitTimeoutSeconds";
+    public static final long STANDARD_EXECUTION_LIMIT_SECONDS = AdmitTimeout.STANDARD_EXECUTION_LIMIT_SECONDS;
+    /** Where the Admit task reads its timeout: the execution input's field, set by Submit. */
+    public static final String ADMIT_TIMEOUT_PATH = "$.admitTimeoutSeconds";
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z0-9]+)}");
 
     private final StateMachine stateMachine;
@@ -59,19 +65,16 @@ public final class RequestLifecycle extends Construct {
                 .retention(props.production() ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS)
                 .removalPolicy(props.production() ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY)
                 .build();
-        long admitTimeout = admitTimeoutSeconds(props.longestDeadlineSeconds(), props.longestDeadlineModel());
+        admitTimeoutSeconds(props.longestDeadlineSeconds(), props.longestDeadlineModel());
         Map<String, String> substitutions = Map.of(
                 "Partition", Stack.of(this).getPartition(),
                 "BudgetManagerFunctionArn", props.budgetManager().getFunctionArn(),
-                "FinalizerFunctionArn", props.finalizer().getFunctionArn(),
-                "NotifierFunctionArn", props.notifier().getFunctionArn(),
-                ADMIT_TIMEOUT, Long.toString(admitTimeout));
+                "FinalizerFunctionArn", props.finalizer().getFunctionArn());
         Path file = props.definitionDirectory() == null ? Path.of(BUNDLED_DEFINITION)
                 : props.definitionDirectory().resolve(DEFINITION_FILE);
         String definition = props.definitionDirectory() == null ? readBundledDefinition()
                 : readDefinition(props.definitionDirectory());
-        checkDefinition(file, definition, substitutions.keySet(), admitTimeout, props.longestDeadlineSeconds(),
-                props.longestDeadlineModel());
+        checkDefinition(file, definition, substitutions.keySet());
         this.stateMachine = StateMachine.Builder.create(this, "StateMachine")
                 .stateMachineName(props.stateMachineName())
                 .stateMachineType(StateMachineType.STANDARD)
@@ -86,15 +89,14 @@ public final class RequestLifecycle extends Construct {
                 .build();
         stateMachine.addToRolePolicy(PolicyStatement.Builder.create()
                 .actions(List.of("lambda:InvokeFunction"))
-                .resources(List.of(props.budgetManager().getFunctionArn(), props.finalizer().getFunctionArn(),
-                        props.notifier().getFunctionArn()))
+                .resources(List.of(props.budgetManager().getFunctionArn(), props.finalizer().getFunctionArn()))
                 .build());
     }
 
     /**
-     * How long Admit waits for its task token: the longest deadline any model allows plus
-     * {@value #ADMIT_GRACE_SECONDS} s for a Bedrock call already in flight. A Standard execution may
-     * run for a year at most.
+     * The longest time Admit waits for its task token: the longest deadline any model allows plus
+     * {@value #ADMIT_GRACE_SECONDS} s ({@code AdmitTimeout}, which Submit applies per request). A
+     * Standard execution may run for a year at most.
      */
     public static long admitTimeoutSeconds(long longestDeadlineSeconds, String model) {
         long timeout = longestDeadlineSeconds + ADMIT_GRACE_SECONDS;
@@ -109,11 +111,12 @@ public final class RequestLifecycle extends Construct {
 
     /**
      * Refuses a definition the stack cannot deploy correctly: a placeholder the stack does not fill,
-     * or a task that waits for its token without a timeout, or with one no longer than the longest
-     * deadline (the timeout would fail requests the drainer may still admit).
+     * or a task that waits for its token with any timeout but the request's own
+     * ({@code "TimeoutSecondsPath": "}{@value #ADMIT_TIMEOUT_PATH}{@code "}): none would hold a lost
+     * token's request for a year, and a fixed one would hold every request as long as the longest
+     * deadline allows, or fail requests the drainer may still admit.
      */
-    static void checkDefinition(Path file, String definition, Set<String> substituted, long admitTimeout,
-                                long longestDeadlineSeconds, String model) {
+    static void checkDefinition(Path file, String definition, Set<String> substituted) {
         Set<String> unknown = new TreeSet<>();
         Matcher placeholder = PLACEHOLDER.matcher(definition);
         while (placeholder.find()) {
@@ -127,30 +130,29 @@ public final class RequestLifecycle extends Construct {
         }
         JsonNode states;
         try {
-            String rendered = PLACEHOLDER.matcher(definition).replaceAll(match ->
-                    match.group(1).equals(ADMIT_TIMEOUT) ? Long.toString(admitTimeout) : "placeholder");
+            String rendered = PLACEHOLDER.matcher(definition).replaceAll("placeholder");
             states = new ObjectMapper().readTree(rendered).path("States");
         } catch (JsonProcessingException e) {
             throw new InvalidDeploymentException(file + " is not valid JSON once its placeholders are filled in: "
                     + e.getOriginalMessage(), e);
         }
         int waiting = 0;
+        String fix = "; use \"TimeoutSecondsPath\": \"" + ADMIT_TIMEOUT_PATH + "\", which Submit sets to the"
+                + " request's own deadline plus " + ADMIT_GRACE_SECONDS + " s";
         for (Map.Entry<String, JsonNode> state : states.properties()) {
             if (!state.getValue().path("Resource").asText().endsWith(".waitForTaskToken")) {
                 continue;
             }
             waiting++;
-            JsonNode timeout = state.getValue().get("TimeoutSeconds");
-            String fix = "; use \"TimeoutSeconds\": ${" + ADMIT_TIMEOUT + "}, which the stack sets to " + admitTimeout
-                    + " s (the longest maxDeadlineSeconds plus " + ADMIT_GRACE_SECONDS + " s)";
-            if (timeout == null || !timeout.canConvertToLong()) {
+            JsonNode path = state.getValue().get("TimeoutSecondsPath");
+            if (state.getValue().has("TimeoutSeconds")) {
                 throw new InvalidDeploymentException(file + ": state " + state.getKey() + " waits for its task token"
-                        + " without a TimeoutSeconds, so a lost token would hold the request for a year" + fix);
+                        + " a fixed TimeoutSeconds, the same for every request whatever its deadline" + fix);
             }
-            if (timeout.asLong() <= longestDeadlineSeconds) {
+            if (path == null || !ADMIT_TIMEOUT_PATH.equals(path.asText())) {
                 throw new InvalidDeploymentException(file + ": state " + state.getKey() + " waits for its task token"
-                        + " at most " + timeout.asLong() + " s, but model " + model + " allows deadlines up to "
-                        + longestDeadlineSeconds + " s (maxDeadlineSeconds)" + fix);
+                        + (path == null ? " without a timeout, so a lost token would hold the request for a year"
+                        : " with its timeout read from " + path.asText() + ", which Submit does not set") + fix);
             }
         }
         if (waiting == 0) {

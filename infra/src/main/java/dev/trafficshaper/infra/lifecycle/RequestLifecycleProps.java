@@ -8,7 +8,6 @@ import software.amazon.awscdk.services.lambda.IFunction;
  * @param definitionDirectory the {@code statemachines/} directory
  * @param budgetManager       the Admit task's function (an alias)
  * @param finalizer           the Finalize task's function (an alias)
- * @param notifier            the Deliver task's function (an alias)
  * @param longestDeadlineSeconds the longest deadline any model allows
  * @param longestDeadlineModel   the model that allows it, for error messages
  * @param production          whether logs outlive the stack
@@ -18,7 +17,6 @@ public record RequestLifecycleProps(
         Path definitionDirectory,
         IFunction budgetManager,
         IFunction finalizer,
-        IFunction notifier,
         long longestDeadlineSeconds,
         String longestDeadlineModel,
         boolean production) {

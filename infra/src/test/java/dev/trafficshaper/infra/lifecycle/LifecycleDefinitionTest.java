@@ -14,44 +14,53 @@ class LifecycleDefinitionTest {
 
     private static final Path DIRECTORY = Path.of("..", "statemachines");
     private static final Path FILE = DIRECTORY.resolve(RequestLifecycle.DEFINITION_FILE);
-    private static final Set<String> FILLED = Set.of("Partition", "BudgetManagerFunctionArn", "FinalizerFunctionArn",
-            "NotifierFunctionArn", "AdmitTimeoutSeconds");
+    private static final Set<String> FILLED = Set.of("Partition", "BudgetManagerFunctionArn", "FinalizerFunctionArn");
 
     @Test
     void theRepositoryDefinitionPasses() {
         String definition = RequestLifecycle.readDefinition(DIRECTORY);
-        assertThatCode(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED, 3900, 3600, "claude-sonnet"))
-                .doesNotThrowAnyException();
+        assertThatCode(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED)).doesNotThrowAnyException();
     }
 
     @Test
-    void admitWaitsLongerThanTheLongestDeadline() {
+    void admitWaitsAtMostTheLongestDeadlinePlusTheGrace() {
         assertThat(RequestLifecycle.admitTimeoutSeconds(3600, "m")).isEqualTo(3600 + RequestLifecycle.ADMIT_GRACE_SECONDS);
+        assertThat(RequestLifecycle.ADMIT_GRACE_SECONDS).as("covers the sweeper's 90 s bound").isGreaterThan(90);
     }
 
     @Test
-    void aTimeoutNoLongerThanTheLongestDeadlineIsRefusedNamingTheModelAndTheFix() {
-        String definition = RequestLifecycle.readDefinition(DIRECTORY).replace("${AdmitTimeoutSeconds}", "900");
-        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED, 3900, 3600, "claude-sonnet"))
+    void aFixedTimeoutIsRefusedNamingTheFix() {
+        String definition = RequestLifecycle.readDefinition(DIRECTORY)
+                .replace("\"TimeoutSecondsPath\": \"$.admitTimeoutSeconds\",", "\"TimeoutSeconds\": 3900,");
+        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED))
                 .isInstanceOf(InvalidDeploymentException.class)
-                .hasMessageContaining("state Admit waits for its task token at most 900 s")
-                .hasMessageContaining("model claude-sonnet allows deadlines up to 3600 s")
-                .hasMessageContaining("use \"TimeoutSeconds\": ${AdmitTimeoutSeconds}, which the stack sets to 3900 s");
+                .hasMessageContaining("state Admit waits for its task token a fixed TimeoutSeconds")
+                .hasMessageContaining("use \"TimeoutSecondsPath\": \"$.admitTimeoutSeconds\", which Submit sets to"
+                        + " the request's own deadline plus " + RequestLifecycle.ADMIT_GRACE_SECONDS + " s");
+    }
+
+    @Test
+    void aTimeoutReadFromAnotherPathIsRefused() {
+        String definition = RequestLifecycle.readDefinition(DIRECTORY)
+                .replace("\"$.admitTimeoutSeconds\"", "\"$.timeout\"");
+        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED))
+                .hasMessageContaining("state Admit waits for its task token with its timeout read from $.timeout,"
+                        + " which Submit does not set");
     }
 
     @Test
     void aTaskWaitingForItsTokenWithoutTimeoutIsRefused() {
         String definition = RequestLifecycle.readDefinition(DIRECTORY)
-                .replace("\"TimeoutSeconds\": ${AdmitTimeoutSeconds},", "");
-        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED, 3900, 3600, "m"))
-                .hasMessageContaining("state Admit waits for its task token without a TimeoutSeconds");
+                .replace("\"TimeoutSecondsPath\": \"$.admitTimeoutSeconds\",", "");
+        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED))
+                .hasMessageContaining("state Admit waits for its task token without a timeout");
     }
 
     @Test
     void aPlaceholderTheStackDoesNotFillIsRefused() {
         String definition = RequestLifecycle.readDefinition(DIRECTORY).replace("${FinalizerFunctionArn}",
                 "${FinaliserFunctionArn}");
-        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED, 3900, 3600, "m"))
+        assertThatThrownBy(() -> RequestLifecycle.checkDefinition(FILE, definition, FILLED))
                 .hasMessageContaining("${FinaliserFunctionArn} is not filled in by the stack");
     }
 

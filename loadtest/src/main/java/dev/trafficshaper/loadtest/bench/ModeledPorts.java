@@ -108,6 +108,12 @@ final class ModeledPorts {
                 calls.pay(DynamoDbCallPattern.single());
                 return inMemory.recordDelivery(requestId, delivery, nowMillis);
             }
+
+            @Override
+            public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
+                calls.pay(DynamoDbCallPattern.single());
+                return inMemory.recordHandoff(requestId, webhookQueued, nowMillis);
+            }
         };
     }
 

@@ -48,8 +48,6 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  *             return null;
  *         })
  *         .function("FinalizerFunctionArn", finalizer::handle)
- *         .function("NotifierFunctionArn", notifier::handle)
- *         .substitution("AdmitTimeoutSeconds", 2)
  *         .build();                                                     // creates the state machine
  * StateMachineHarness.Execution execution = harness.start("request-1", input);
  * harness.sfn().sendTaskSuccess(b -> b.taskToken(tokens.take()).output("{}"));
@@ -85,8 +83,8 @@ import software.amazon.awssdk.services.sfn.model.HistoryEvent;
  *
  * <p>Needs moto ({@link AwsEmulator#moto()}, even where {@link AwsEmulator#shared()} picks LocalStack):
  * LocalStack would invoke real Lambda functions. Time is real: TimeoutSeconds and Retry intervals
- * elapse on the wall clock, so substitute a small {@code AdmitTimeoutSeconds} where a test waits for
- * the timeout, and expect a handler that keeps failing to hold its execution for its whole Retry
+ * elapse on the wall clock, so give a small {@code admitTimeoutSeconds} in the execution input (the
+ * Admit step's {@code TimeoutSecondsPath}) where a test waits for the timeout, and expect a handler that keeps failing to hold its execution for its whole Retry
  * schedule (about a minute for the Finalizer: 2 + 4 + 8 + 16 + 32 s).
  */
 public final class StateMachineHarness {

@@ -6,6 +6,8 @@ import dev.trafficshaper.delivery.WebhookSender;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.Finalizer;
+import dev.trafficshaper.lifecycle.HandoffThenResume;
+import dev.trafficshaper.lifecycle.WorkflowCallback;
 import dev.trafficshaper.lifecycle.Sweeper;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
@@ -34,6 +36,9 @@ public final class ShaperServices {
     private final Lazy<StatusService> status = Lazy.of(this::newStatus);
     private final Lazy<Notifier> notifier = Lazy.of(this::newNotifier);
     private final Lazy<WebhookSender> webhookSender = Lazy.of(this::newWebhookSender);
+    /** The port's callback, after the delivery hand-off (the notifier is built on the first hand-off). */
+    private final Lazy<WorkflowCallback> callback = Lazy.of(() -> HandoffThenResume.create(
+            terminal -> notifier().handOff(terminal), ports().callback()));
 
     private ShaperServices(ShaperPorts ports) {
         this.ports = ports;
@@ -85,7 +90,7 @@ public final class ShaperServices {
         return status.get();
     }
 
-    /** The Deliver step: the outcome event, and the webhook queued. */
+    /** The delivery hand-off: the outcome event, and the webhook queued; run before every resume. */
     public Notifier notifier() {
         return notifier.get();
     }
@@ -110,7 +115,7 @@ public final class ShaperServices {
 
     private AdmissionService newAdmissions() {
         return AdmissionService.create(ports.queue(), ports.requests(), ports.leases(), ports.wake(),
-                ports.callback());
+                callback.get());
     }
 
     private DrainService newDrains() {
@@ -122,7 +127,7 @@ public final class ShaperServices {
                 .board(ports.board())
                 .dispatch(ports.dispatch())
                 .wake(ports.wake())
-                .callback(ports.callback())
+                .callback(callback.get())
                 .handoff(ports.handoff())
                 .metrics(ports.metrics())
                 .clock(ports.clock())
@@ -142,12 +147,12 @@ public final class ShaperServices {
                 .queue(ports.queue())
                 .payloads(ports.payloads())
                 .usage(ports.usage())
-                .callback(ports.callback())
+                .callback(callback.get())
                 .wake(ports.wake())
                 .metrics(ports.metrics())
                 .clock(ports.clock()::nowMillis)
                 .build();
-        return Sweeper.create(ports.queue(), ports.requests(), finisher, ports.dispatch(), ports.callback(),
+        return Sweeper.create(ports.queue(), ports.requests(), finisher, ports.dispatch(), callback.get(),
                 ports.metrics());
     }
 
@@ -157,7 +162,7 @@ public final class ShaperServices {
                 .queue(ports.queue())
                 .leases(ports.leases())
                 .wake(ports.wake())
-                .callback(ports.callback())
+                .callback(callback.get())
                 .metrics(ports.metrics())
                 .sweeper(newSweeper())
                 .build();
@@ -171,7 +176,7 @@ public final class ShaperServices {
                 .payloads(ports.payloads())
                 .usage(ports.usage())
                 .invoker(ports.invoker())
-                .callback(ports.callback())
+                .callback(callback.get())
                 .wake(ports.wake())
                 .metrics(ports.metrics())
                 .clock(ports.clock()::nowMillis)
@@ -179,7 +184,8 @@ public final class ShaperServices {
     }
 
     private Finalizer newFinalizer() {
-        return Finalizer.create(ports.requests(), ports.queue(), ports.metrics());
+        return Finalizer.create(ports.requests(), ports.queue(), ports.metrics(),
+                terminal -> notifier().handOff(terminal));
     }
 
     private StatusService newStatus() {

@@ -1,5 +1,6 @@
 package dev.trafficshaper.delivery;
 
+import dev.trafficshaper.lifecycle.DeliveryHandoff;
 import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
@@ -8,19 +9,20 @@ import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
- * The Deliver step of a finished request: queues its webhook when the caller gave a
- * {@code callbackUrl} ({@link WebhookQueue}; the attempts are {@link WebhookSender}'s, later and
- * elsewhere) and publishes one outcome event ({@link OutcomeEvent}: a reference and a summary, never
- * the response body). Nothing here waits on the caller's receiver, so a slow or dead receiver
- * cannot hold the step, and the step is safe to retry: the webhook is queued first, marked
- * {@linkplain DeliveryState#queued queued} on the request, and queued again by a retry only while
- * no attempt has been recorded (a second entry is then answered by the first's outcome).
+ * The hand-off of a finished request's delivery, done by whoever writes its terminal state before
+ * it resumes the workflow: queues its webhook when the caller gave a {@code callbackUrl}
+ * ({@link WebhookQueue}; the attempts are {@link WebhookSender}'s, later and elsewhere), publishes
+ * one outcome event ({@link OutcomeEvent}: a reference and a summary, never the response body), and
+ * then marks the request handed off ({@link RequestStore#recordHandoff}). Nothing here waits on the
+ * caller's receiver. A repeat after the mark does nothing; a repeat before it (a crash in between)
+ * publishes the event again and queues a second entry, which the first one's outcome answers. A
+ * hand-off that fails is recorded on the request ({@link DeliveryState#notHandedOff}) and thrown.
  */
-public final class Notifier {
+public final class Notifier implements DeliveryHandoff {
 
     public static final String EVENT_DETAIL_TYPE = "Shaped request finished";
 
-    /** What the step did: whether the webhook is queued (false without a callback or when already under way). */
+    /** What the hand-off did: whether the webhook is queued (false without a callback or when already handed off). */
     public record Delivery(String requestId, boolean webhookQueued) {
     }
 
@@ -44,28 +46,42 @@ public final class Notifier {
         return new Notifier(requests, webhooks, events, clock);
     }
 
-    /** Delivers the request's current (terminal) state; empty when the request is unknown. */
+    /** Hands off the delivery of the request's current (terminal) state; empty when the request is unknown. */
     public Optional<Delivery> deliver(String requestId) {
         return requests.find(requestId, clock.getAsLong()).map(this::deliver);
     }
 
-    public Delivery deliver(RequestRecord record) {
-        boolean queued = record.callbackUrl() != null && queueWebhook(record);
-        events.publish(EVENT_DETAIL_TYPE, OutcomeEvent.json(record.toBuilder().delivery(null).build()));
-        return new Delivery(record.requestId(), queued);
+    @Override
+    public void handOff(RequestRecord terminal) {
+        deliver(terminal);
     }
 
-    private boolean queueWebhook(RequestRecord record) {
-        TransitionResult marked = requests.recordDelivery(record.requestId(), DeliveryState.queued(clock.getAsLong()),
-                clock.getAsLong());
-        if (marked.outcome() == TransitionResult.Outcome.UNKNOWN_REQUEST) {
-            return false;
+    /** Hands off the delivery of {@code record} (terminal), unless it already is. */
+    public Delivery deliver(RequestRecord record) {
+        if (record.isHandedOff() || !record.isTerminal()) {
+            return new Delivery(record.requestId(), false);
         }
-        DeliveryState now = marked.record().delivery();
-        if (!marked.applied() && now != null && (now.attempts() > 0 || now.delivered())) {
-            return false;
+        boolean webhook = record.callbackUrl() != null;
+        try {
+            if (webhook) {
+                webhooks.enqueue(record.requestId(), record.callbackUrl());
+            }
+            events.publish(EVENT_DETAIL_TYPE, OutcomeEvent.json(record.toBuilder().delivery(null).build()));
+        } catch (RuntimeException e) {
+            recordFailure(record, e);
+            throw e;
         }
-        webhooks.enqueue(record.requestId(), record.callbackUrl());
-        return true;
+        TransitionResult marked = requests.recordHandoff(record.requestId(), webhook, clock.getAsLong());
+        return new Delivery(record.requestId(), webhook && marked.applied());
+    }
+
+    private void recordFailure(RequestRecord record, RuntimeException failure) {
+        String error = "delivery not handed off: " + failure.getClass().getSimpleName() + ": " + failure.getMessage();
+        try {
+            requests.recordDelivery(record.requestId(), DeliveryState.notHandedOff(
+                    error.length() > 1024 ? error.substring(0, 1024) : error), clock.getAsLong());
+        } catch (RuntimeException unrecorded) {
+            failure.addSuppressed(unrecorded);
+        }
     }
 }

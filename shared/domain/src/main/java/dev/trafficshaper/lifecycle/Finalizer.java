@@ -23,6 +23,11 @@ import java.util.Optional;
  * task's retries) has no status item, and its caller, who holds a {@code 202}, would get
  * {@code 404} forever. Given the workflow's ticket ({@link #finalizeTicket}), the finalizer stores
  * the request first and then ends it like any other, so {@code GET} reports why it ended.
+ *
+ * <p>Whatever ended the request, the finalizer then hands its delivery off unless that is done
+ * ({@link DeliveryHandoff}): the writer of a terminal state hands off before it resumes the
+ * workflow, so a workflow that reaches the finalizer without it (the writer stopped in between,
+ * or its hand-off failed) gets its delivery here, once.
  */
 public final class Finalizer {
 
@@ -34,21 +39,34 @@ public final class Finalizer {
     private final RequestStore requests;
     private final RequestQueue queue;
     private final ShaperMetrics metrics;
+    private final DeliveryHandoff handoff;
 
-    private Finalizer(RequestStore requests, RequestQueue queue, ShaperMetrics metrics) {
+    private Finalizer(RequestStore requests, RequestQueue queue, ShaperMetrics metrics, DeliveryHandoff handoff) {
         this.requests = requests;
         this.queue = queue;
         this.metrics = metrics;
+        this.handoff = handoff;
     }
 
+    /** A finalizer that hands off no delivery. */
     public static Finalizer create(RequestStore requests, RequestQueue queue, ShaperMetrics metrics) {
-        return new Finalizer(requests, queue, metrics);
+        return create(requests, queue, metrics, DeliveryHandoff.NONE);
+    }
+
+    public static Finalizer create(RequestStore requests, RequestQueue queue, ShaperMetrics metrics,
+                                   DeliveryHandoff handoff) {
+        if (handoff == null) {
+            throw new IllegalArgumentException("handoff is required");
+        }
+        return new Finalizer(requests, queue, metrics, handoff);
     }
 
     /**
      * @param tenant the tenant the workflow was started for; another tenant's record is left alone
      * @param error  the workflow's error name, e.g. {@code States.Timeout}
      * @return the terminal record, empty when the request was never stored (refused before enqueue)
+     * @throws RuntimeException when the delivery cannot be handed off (recorded on the request; the
+     *                          workflow's retry of this step tries again)
      */
     public Optional<RequestRecord> finalizeRequest(String requestId, String tenant, String error, String cause,
                                                    long nowMillis) {
@@ -66,6 +84,9 @@ public final class Finalizer {
             if (result.applied()) {
                 metrics.outcome(current);
             }
+        }
+        if (current.isTerminal()) {
+            handoff.handOff(current);
         }
         return Optional.of(current);
     }

@@ -31,6 +31,14 @@ public record DeliveryState(int attempts, int lastStatus, String lastError, long
         return new DeliveryState(0, 0, null, 0, nowMillis, false, false);
     }
 
+    /**
+     * The delivery could not be handed off (the outcome event not published, or the webhook not
+     * queued): nothing is scheduled until the hand-off is tried again, and {@code error} says why.
+     */
+    public static DeliveryState notHandedOff(String error) {
+        return new DeliveryState(0, 0, error, 0, 0, false, false);
+    }
+
     /** The receiver took it. */
     public DeliveryState succeeded(int status, long nowMillis) {
         return new DeliveryState(attempts + 1, status, null, nowMillis, 0, true, false);

@@ -48,6 +48,12 @@ public final class InMemoryRequestStore implements RequestStore {
                 : TransitionResult.refused(current), nowMillis);
     }
 
+    @Override
+    public synchronized TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
+        return apply(requestId, current -> RequestStore.handedOff(current, webhookQueued, nowMillis)
+                .map(TransitionResult::applied).orElseGet(() -> TransitionResult.refused(current)), nowMillis);
+    }
+
     /**
      * Applies {@code step} to the live record of {@code requestId} and stores the result when it
      * applied. For the in-memory adapters of the other ports, which call it while holding this

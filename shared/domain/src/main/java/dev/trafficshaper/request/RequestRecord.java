@@ -25,7 +25,10 @@ import java.util.Objects;
  * @param bodyDigest      nullable; the canonical digest of the submitted body, so that a re-post of
  *                        its {@code requestId} with another body is told apart
  * @param delivery        nullable; where its webhook stands, once the request has ended with a
- *                        {@code callbackUrl}
+ *                        {@code callbackUrl}; or why its delivery could not be handed off
+ * @param handedOffAtMillis when its delivery was handed off (the outcome event published and the
+ *                        webhook, if any, queued), 0 while not yet: a terminal request with 0 here
+ *                        still owes its delivery
  */
 public record RequestRecord(
         String requestId,
@@ -53,7 +56,8 @@ public record RequestRecord(
         int requeues,
         RequeueReason requeueReason,
         String bodyDigest,
-        DeliveryState delivery) {
+        DeliveryState delivery,
+        long handedOffAtMillis) {
 
     public RequestRecord {
         Identifiers.require("requestId", requestId);
@@ -72,6 +76,14 @@ public record RequestRecord(
         if (requeues < 0) {
             throw new IllegalArgumentException("requeues must not be negative");
         }
+        if (handedOffAtMillis < 0) {
+            throw new IllegalArgumentException("handedOffAtMillis must not be negative");
+        }
+    }
+
+    /** Terminal, and its delivery (outcome event, webhook) handed off. */
+    public boolean isHandedOff() {
+        return handedOffAtMillis > 0;
     }
 
     public boolean isTerminal() {
@@ -113,7 +125,8 @@ public record RequestRecord(
                 .finishedAtMillis(finishedAtMillis).fencingToken(fencingToken).estimate(estimate)
                 .payloadRef(payloadRef).failureReason(failureReason).detail(detail).actualUsage(actualUsage)
                 .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues)
-                .requeueReason(requeueReason).bodyDigest(bodyDigest).delivery(delivery);
+                .requeueReason(requeueReason).bodyDigest(bodyDigest).delivery(delivery)
+                .handedOffAtMillis(handedOffAtMillis);
     }
 
     /** Rounds a time up to the next whole second, the resolution of DynamoDB's TTL attribute. */
@@ -148,6 +161,7 @@ public record RequestRecord(
         private RequeueReason requeueReason;
         private String bodyDigest;
         private DeliveryState delivery;
+        private long handedOffAtMillis;
 
         private Builder() {
         }
@@ -178,12 +192,14 @@ public record RequestRecord(
         public Builder requeueReason(RequeueReason value) { this.requeueReason = value; return this; }
         public Builder bodyDigest(String value) { this.bodyDigest = value; return this; }
         public Builder delivery(DeliveryState value) { this.delivery = value; return this; }
+        public Builder handedOffAtMillis(long value) { this.handedOffAtMillis = value; return this; }
 
         public RequestRecord build() {
             return new RequestRecord(requestId, tenant, modelKey, lane, state, shard, enqueuedAtMillis,
                     deadlineMillis, updatedAtMillis, admittedAtMillis, startedAtMillis, finishedAtMillis,
                     fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, taskToken,
-                    callbackUrl, expiresAtMillis, requeues, requeueReason, bodyDigest, delivery);
+                    callbackUrl, expiresAtMillis, requeues, requeueReason, bodyDigest, delivery,
+                    handedOffAtMillis);
         }
     }
 }

@@ -46,6 +46,28 @@ public interface RequestStore {
      */
     TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis);
 
+    /**
+     * Marks the terminal request's delivery handed off: its outcome event is published and, when
+     * {@code webhookQueued}, its webhook queued. Applied once, to a terminal request not yet handed
+     * off; one conditional write (two when a webhook attempt was already recorded in between). The
+     * delivery state becomes {@linkplain DeliveryState#queued queued} unless an attempt is
+     * recorded, and a recorded hand-off failure is cleared. A refusal carries the current record.
+     */
+    TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis);
+
+    /** The record {@link #recordHandoff} stores, empty when it refuses; for adapters that check it in memory. */
+    static java.util.Optional<RequestRecord> handedOff(RequestRecord current, boolean webhookQueued, long nowMillis) {
+        if (!current.isTerminal() || current.isHandedOff()) {
+            return java.util.Optional.empty();
+        }
+        DeliveryState delivery = current.delivery();
+        boolean noAttempt = delivery == null || (delivery.attempts() == 0 && !delivery.delivered());
+        if (noAttempt) {
+            delivery = webhookQueued ? DeliveryState.queued(nowMillis) : null;
+        }
+        return java.util.Optional.of(current.toBuilder().delivery(delivery).handedOffAtMillis(nowMillis).build());
+    }
+
     /** The rule {@link #recordDelivery} applies, for adapters that check it in memory. */
     static boolean acceptsDelivery(RequestRecord current, DeliveryState delivery) {
         return current.isTerminal() && (current.delivery() == null || current.delivery().mayBecome(delivery));

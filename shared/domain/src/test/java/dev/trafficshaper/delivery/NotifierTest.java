@@ -104,18 +104,63 @@ class NotifierTest {
     }
 
     @Test
-    void aRetriedDeliverStepQueuesAgainOnlyWhileNoAttemptWasMade() throws Exception {
+    void theHandOffIsMarkedOnTheRequestAndARepeatDoesNothing() {
         RequestRecord done = succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello"));
         notifier.deliver(done);
-        notifier.deliver(done);
-        assertThat(queued).as("the first enqueue may be the one that failed").containsExactly("r1", "r1");
 
+        RequestRecord marked = shaper.record("r1");
+        Notifier.Delivery again = notifier.deliver(marked);
+
+        assertThat(marked.isHandedOff()).isTrue();
+        assertThat(marked.handedOffAtMillis()).isEqualTo(shaper.now());
+        assertThat(again).isEqualTo(new Notifier.Delivery("r1", false));
+        assertThat(queued).containsExactly("r1");
+        assertThat(events).hasSize(1);
+    }
+
+    @Test
+    void aHandOffRepeatedBeforeItsMarkQueuesAgainAndKeepsTheAttemptAlreadyRecorded() {
+        RequestRecord done = succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello"));
+        // a first hand-off queued the webhook and stopped before its mark; the attempt ran already
+        queued.add("r1");
         shaper.requests.recordDelivery("r1", DeliveryState.queued(T0).failed(503, "HTTP 503", T0, T0 + 30_000), T0);
-        Notifier.Delivery again = notifier.deliver(done);
 
-        assertThat(again.webhookQueued()).isFalse();
-        assertThat(queued).hasSize(2);
+        Notifier.Delivery repeated = notifier.deliver(done);
+
+        assertThat(queued).as("a second entry, answered by the first one's outcome").containsExactly("r1", "r1");
+        assertThat(repeated.webhookQueued()).isTrue();
+        assertThat(shaper.record("r1").isHandedOff()).isTrue();
         assertThat(shaper.record("r1").delivery().attempts()).as("not taken back to queued").isEqualTo(1);
+    }
+
+    @Test
+    void aHandOffThatFailsIsVisibleOnTheRequestAndThrownAndARetryClearsIt() {
+        RequestRecord done = succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello"));
+        Notifier failing = Notifier.create(shaper.requests, queued::add, (type, detail) -> {
+            throw new IllegalStateException("event bus unreachable");
+        }, shaper.clock);
+
+        assertThatThrownBy(() -> failing.deliver(done)).hasMessageContaining("event bus unreachable");
+
+        RequestRecord owed = shaper.record("r1");
+        assertThat(owed.isHandedOff()).isFalse();
+        assertThat(owed.delivery().lastError()).contains("not handed off").contains("event bus unreachable");
+        assertThat(owed.delivery().attempts()).isZero();
+
+        notifier.deliver(owed);
+
+        assertThat(shaper.record("r1").isHandedOff()).isTrue();
+        assertThat(shaper.record("r1").delivery()).isEqualTo(DeliveryState.queued(shaper.now()));
+        assertThat(events).hasSize(1);
+    }
+
+    @Test
+    void aRequestNotYetTerminalIsNotHandedOff() {
+        shaper.enqueue(shaper.newRequest("r1", MODEL, T0 + 60_000).build());
+
+        assertThat(notifier.deliver("r1")).contains(new Notifier.Delivery("r1", false));
+        assertThat(events).isEmpty();
+        assertThat(shaper.record("r1").isHandedOff()).isFalse();
     }
 
     @Test

@@ -150,4 +150,24 @@ class FinalizerTest {
 
         assertThat(ended.state()).isEqualTo(RequestState.EXPIRED);
     }
+
+    @Test
+    void theDeliveryIsHandedOffOnceTheOutcomeIsRecordedAndAFailedHandOffIsThrownForTheWorkflowToRetry() {
+        java.util.List<String> handedOff = new java.util.ArrayList<>();
+        shaper.enqueue("r1", MODEL, DEADLINE);
+        Finalizer delivering = Finalizer.create(shaper.requests, shaper.queue, shaper.metrics,
+                terminal -> handedOff.add(terminal.requestId() + " " + terminal.state()));
+
+        delivering.finalizeRequest("r1", TENANT, "States.Timeout", null, DEADLINE);
+
+        assertThat(handedOff).containsExactly("r1 EXPIRED");
+
+        shaper.enqueue("r2", MODEL, DEADLINE);
+        Finalizer failing = Finalizer.create(shaper.requests, shaper.queue, shaper.metrics, terminal -> {
+            throw new IllegalStateException("queue unreachable");
+        });
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> failing.finalizeRequest("r2", TENANT,
+                "States.Timeout", null, DEADLINE)).hasMessage("queue unreachable");
+        assertThat(shaper.record("r2").state()).as("the outcome stays recorded").isEqualTo(RequestState.EXPIRED);
+    }
 }

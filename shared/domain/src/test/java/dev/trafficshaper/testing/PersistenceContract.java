@@ -571,6 +571,40 @@ public abstract class PersistenceContract {
     }
 
     @Test
+    void aFinishedRequestIsHandedOffOnceAndTheMarkKeepsAnAttemptAlreadyRecorded() {
+        store.queue().enqueue(request("handed", Lane.INTERACTIVE, DEADLINE), T0);
+        assertThat(store.requests().recordHandoff("handed", true, T0 + 10).applied())
+                .as("not before the request has ended").isFalse();
+        store.requests().transition("handed", RequestEvent.Fail.of(FailureReason.INVALID_REQUEST, "no"), T0 + 20);
+        store.requests().recordDelivery("handed", DeliveryState.notHandedOff("queue unreachable"), T0 + 25);
+
+        TransitionResult marked = store.requests().recordHandoff("handed", true, T0 + 30);
+
+        assertThat(marked.applied()).isTrue();
+        assertThat(marked.record().handedOffAtMillis()).isEqualTo(T0 + 30);
+        assertThat(marked.record().delivery()).as("the failure is cleared").isEqualTo(DeliveryState.queued(T0 + 30));
+        assertThat(store.requests().recordHandoff("handed", true, T0 + 40).applied()).as("once").isFalse();
+        assertThat(store.requests().find("handed", T0 + 50).orElseThrow().handedOffAtMillis()).isEqualTo(T0 + 30);
+
+        store.queue().enqueue(request("raced", Lane.INTERACTIVE, DEADLINE), T0);
+        store.requests().transition("raced", RequestEvent.Fail.of(FailureReason.INVALID_REQUEST, "no"), T0 + 20);
+        DeliveryState attempted = DeliveryState.queued(T0 + 20).failed(503, "HTTP 503", T0 + 25, T0 + 55);
+        store.requests().recordDelivery("raced", attempted, T0 + 25);
+        TransitionResult late = store.requests().recordHandoff("raced", true, T0 + 30);
+        assertThat(late.applied()).isTrue();
+        assertThat(late.record().isHandedOff()).isTrue();
+        assertThat(late.record().delivery()).as("the attempt made before the mark stays").isEqualTo(attempted);
+
+        store.queue().enqueue(request("silent", Lane.INTERACTIVE, DEADLINE), T0);
+        store.requests().transition("silent", RequestEvent.Fail.of(FailureReason.INVALID_REQUEST, "no"), T0 + 20);
+        store.requests().recordDelivery("silent", DeliveryState.notHandedOff("bus unreachable"), T0 + 25);
+        TransitionResult withoutWebhook = store.requests().recordHandoff("silent", false, T0 + 30);
+        assertThat(withoutWebhook.record().delivery()).as("no webhook, the failure cleared").isNull();
+        assertThat(store.requests().recordHandoff("nobody", true, T0 + 30).outcome())
+                .isEqualTo(TransitionResult.Outcome.UNKNOWN_REQUEST);
+    }
+
+    @Test
     void aThrottledRequestGoesBackToItsPlaceInTheQueueOnce() {
         store.queue().enqueue(request("first", Lane.INTERACTIVE, DEADLINE), T0);
         store.queue().enqueue(request("second", Lane.INTERACTIVE, DEADLINE), T0 + 1);

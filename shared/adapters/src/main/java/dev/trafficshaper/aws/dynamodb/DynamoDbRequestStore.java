@@ -150,6 +150,73 @@ public final class DynamoDbRequestStore implements RequestStore {
         }
     }
 
+    /**
+     * One conditional UpdateItem: the request is live, terminal and not handed off, and no webhook
+     * attempt is recorded; it sets {@code handedOffAt} and the delivery state ({@code queued}, or
+     * none: a recorded hand-off failure is cleared). When an attempt was recorded in between (the
+     * webhook is queued before the mark, and its first attempt may be quick), a second UpdateItem
+     * sets {@code handedOffAt} alone and leaves the attempt's state as it is.
+     */
+    @Override
+    public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
+        Map<String, String> names = new HashMap<>(Map.of("#handedOffAt", RequestItems.HANDED_OFF_AT,
+                "#state", RequestItems.STATE, "#expiresAt", TableKeys.EXPIRES_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":now", AttributeValue.fromN(Long.toString(nowMillis)),
+                ":succeeded", AttributeValue.fromS(RequestState.SUCCEEDED.name()),
+                ":failed", AttributeValue.fromS(RequestState.FAILED.name()),
+                ":expired", AttributeValue.fromS(RequestState.EXPIRED.name()),
+                ":rejected", AttributeValue.fromS(RequestState.REJECTED.name()),
+                ":nowSeconds", AttributeValue.fromN(Long.toString(TableKeys.nowSeconds(nowMillis)))));
+        String owed = "#expiresAt > :nowSeconds AND #state IN (:succeeded, :failed, :expired, :rejected)"
+                + " AND attribute_not_exists(#handedOffAt)";
+        Map<String, String> firstNames = new HashMap<>(names);
+        firstNames.putAll(Map.of("#delivery", RequestItems.DELIVERY, "#delivered", RequestItems.DELIVERY_DELIVERED,
+                "#attempts", RequestItems.DELIVERY_ATTEMPTS));
+        Map<String, AttributeValue> firstValues = new HashMap<>(values);
+        firstValues.put(":false", AttributeValue.fromBool(false));
+        firstValues.put(":zero", AttributeValue.fromN("0"));
+        String update = "SET #handedOffAt = :now";
+        if (webhookQueued) {
+            firstValues.put(":queued", RequestItems.delivery(DeliveryState.queued(nowMillis)));
+            update += ", #delivery = :queued";
+        } else {
+            update += " REMOVE #delivery";
+        }
+        String firstUpdate = update;
+        try {
+            Map<String, AttributeValue> updated = dynamoDb.updateItem(b -> b.tableName(table)
+                    .key(RequestItems.statusKey(requestId))
+                    .updateExpression(firstUpdate)
+                    .conditionExpression(owed + " AND (attribute_not_exists(#delivery) OR (#delivery.#attempts = :zero"
+                            + " AND #delivery.#delivered = :false))")
+                    .expressionAttributeNames(firstNames)
+                    .expressionAttributeValues(firstValues)
+                    .returnValues(ReturnValue.ALL_NEW)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).attributes();
+            return TransitionResult.applied(RequestItems.status(updated));
+        } catch (ConditionalCheckFailedException e) {
+            TransitionResult refused = refusal(requestId, e.item(), nowMillis);
+            RequestRecord current = refused.record();
+            if (current == null || !current.isTerminal() || current.isHandedOff()) {
+                return refused;
+            }
+        }
+        try {
+            Map<String, AttributeValue> updated = dynamoDb.updateItem(b -> b.tableName(table)
+                    .key(RequestItems.statusKey(requestId))
+                    .updateExpression("SET #handedOffAt = :now")
+                    .conditionExpression(owed)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values)
+                    .returnValues(ReturnValue.ALL_NEW)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).attributes();
+            return TransitionResult.applied(RequestItems.status(updated));
+        } catch (ConditionalCheckFailedException e) {
+            return refusal(requestId, e.item(), nowMillis);
+        }
+    }
+
     /** The result of a failed condition, from the item the failure returned (no second read). */
     static TransitionResult refusal(String requestId, Map<String, AttributeValue> current, long nowMillis) {
         return Attrs.isLive(current, nowMillis)

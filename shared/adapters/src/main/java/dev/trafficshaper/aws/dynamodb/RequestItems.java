@@ -48,6 +48,7 @@ final class RequestItems {
     static final String DELIVERY = "delivery";
     static final String DELIVERY_ATTEMPTS = "attempts";
     static final String DELIVERY_DELIVERED = "delivered";
+    static final String HANDED_OFF_AT = "handedOffAt";
 
     private RequestItems() {
     }
@@ -109,6 +110,9 @@ final class RequestItems {
         if (r.delivery() != null) {
             item.put(DELIVERY, delivery(r.delivery()));
         }
+        if (r.handedOffAtMillis() > 0) {
+            item.put(HANDED_OFF_AT, n(r.handedOffAtMillis()));
+        }
         return item;
     }
 
@@ -142,6 +146,7 @@ final class RequestItems {
                 .requeues((int) number(item, REQUEUES))
                 .requeueReason(requeueReason == null ? null : RequeueReason.valueOf(requeueReason))
                 .delivery(delivery(item.get(DELIVERY)))
+                .handedOffAtMillis(number(item, HANDED_OFF_AT))
                 .build();
     }
 
