@@ -7,6 +7,7 @@ import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Logs;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.request.RequestRecord;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,13 +26,21 @@ import java.util.Optional;
 public final class NotifierHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public NotifierHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public NotifierHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: the notifier (stores, delivery queue, event bus); the webhook sender, which reads the signing key, is left to first use. */
+    public static void prime(Shaper shaper) {
+        shaper.notifier();
     }
 
     @Override
