@@ -73,6 +73,9 @@ final class CountedLifecycle implements AutoCloseable {
     static final String STATUS = "Status";
     static final String FINALIZER = "Finalizer";
 
+    /** The size of an AWS task token (the SendTaskSuccess limit is 2,048; tokens seen are up to about 1 KB). */
+    static final int AWS_TASK_TOKEN_CHARS = 1_000;
+    private static final char TOKEN_PADDING = '#';
     private static final String TENANT = "arn:aws:iam::123456789012:user/alice";
     private static final byte[] SECRET = "webhook-secret-for-tests".getBytes(StandardCharsets.UTF_8);
 
@@ -126,9 +129,9 @@ final class CountedLifecycle implements AutoCloseable {
                 "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor", "DELIVERY_QUEUE_URL", deliveries));
         harness = StateMachineHarness.builder()
                 .substitution("AdmitTimeoutSeconds", 300)
-                .function("BudgetManagerFunctionArn", call(BUDGET_MANAGER, payload ->
+                .function("BudgetManagerFunctionArn", awsSizedToken(call(BUDGET_MANAGER, payload ->
                         new BudgetManagerHandler(function(BUDGET_MANAGER)).handleRequest(payload,
-                                new FakeContext("budget", 30_000))))
+                                new FakeContext("budget", 30_000)))))
                 .function("FinalizerFunctionArn", call(FINALIZER, payload ->
                         new FinalizerHandler(function(FINALIZER)).handleRequest(payload,
                                 new FakeContext("finalizer", 30_000))))
@@ -255,7 +258,47 @@ final class CountedLifecycle implements AutoCloseable {
     }
 
     private <B extends AwsClientBuilder<B, ?> & AwsSyncClientBuilder<B, ?>> B counted(B builder, String caller) {
-        return aws.configure(builder).overrideConfiguration(o -> o.addExecutionInterceptor(ledger.interceptor(caller)));
+        return aws.configure(builder).overrideConfiguration(o -> o.addExecutionInterceptor(ledger.interceptor(caller))
+                .addExecutionInterceptor(new MotoTaskTokens()));
+    }
+
+    /**
+     * The Admit task's input with the task token padded to {@value #AWS_TASK_TOKEN_CHARS} characters:
+     * moto's tokens are 36, AWS's up to about 1 KB, and the token is stored in the request's items,
+     * so their sizes, and the write units counted, are AWS's.
+     */
+    private static Function<JsonNode, JsonNode> awsSizedToken(Function<JsonNode, JsonNode> handler) {
+        return payload -> {
+            com.fasterxml.jackson.databind.node.ObjectNode padded = payload.deepCopy();
+            String token = payload.path("taskToken").asText();
+            padded.put("taskToken", token + TOKEN_PADDING + "A".repeat(Math.max(0,
+                    AWS_TASK_TOKEN_CHARS - token.length() - 1)));
+            return handler.apply(padded);
+        };
+    }
+
+    /** Gives moto back its own token on every SendTask* call. */
+    private static final class MotoTaskTokens implements software.amazon.awssdk.core.interceptor.ExecutionInterceptor {
+        @Override
+        public software.amazon.awssdk.core.SdkRequest modifyRequest(
+                software.amazon.awssdk.core.interceptor.Context.ModifyRequest context,
+                software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+            if (context.request() instanceof software.amazon.awssdk.services.sfn.model.SendTaskSuccessRequest r) {
+                return r.toBuilder().taskToken(unpadded(r.taskToken())).build();
+            }
+            if (context.request() instanceof software.amazon.awssdk.services.sfn.model.SendTaskFailureRequest r) {
+                return r.toBuilder().taskToken(unpadded(r.taskToken())).build();
+            }
+            if (context.request() instanceof software.amazon.awssdk.services.sfn.model.SendTaskHeartbeatRequest r) {
+                return r.toBuilder().taskToken(unpadded(r.taskToken())).build();
+            }
+            return context.request();
+        }
+
+        private static String unpadded(String token) {
+            int padding = token.indexOf(TOKEN_PADDING);
+            return padding < 0 ? token : token.substring(0, padding);
+        }
     }
 
     private Shaper.Clients clients(String caller) {

@@ -50,6 +50,7 @@ class LifecycleCostIT {
     void aSeedShapedRequestMakesTheCallsTheCostModelPrices() throws Exception {
         Map<String, Double> drainer;
         CountedRequest counted;
+        long liveHeapMb;
         try (CountedLifecycle lifecycle = new CountedLifecycle(MODELS, MODEL, OUTPUT_TOKENS, 20)) {
             runOne(lifecycle, "cost-warmup-" + System.nanoTime());
             lifecycle.ledger().reset();
@@ -61,12 +62,14 @@ class LifecycleCostIT {
             assertThat(lifecycle.bedrockCalls() - bedrockBefore).isEqualTo(REQUESTS);
             counted = perRequest(lifecycle.ledger(), transitions / REQUESTS);
             drainer = drainerCalls(lifecycle.ledger());
+            liveHeapMb = liveHeapMegabytes();
         }
 
         Path out = Path.of("target", "cost");
         Files.createDirectories(out);
         Files.writeString(out.resolve("counted.md"), counted.render() + "\n\nDrainer (not held, per request at this"
-                + " IT's load): " + drainer + "\n", StandardCharsets.UTF_8);
+                + " IT's load): " + drainer + "\n\nLive heap after a GC, every function's composition root in this JVM: "
+                + liveHeapMb + " MB\n", StandardCharsets.UTF_8);
         Path doc = docsFile();
         String text = Files.readString(doc, StandardCharsets.UTF_8);
         if (Boolean.getBoolean("cost.update")) {
@@ -93,6 +96,13 @@ class LifecycleCostIT {
                 .path("content").path(0).path("text").asText().length()).isGreaterThan(3_000);
         lifecycle.awaitDrainerIdle(MODEL);
         return result.statesEntered().size();
+    }
+
+    /** What the JVM holds once garbage is collected: the bound a function's memory setting must clear. */
+    private static long liveHeapMegabytes() {
+        java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+        memory.gc();
+        return memory.getHeapMemoryUsage().getUsed() / (1024 * 1024);
     }
 
     private static CountedRequest perRequest(AwsCallLedger ledger, double transitions) {
