@@ -51,16 +51,21 @@ class LifecycleCostIT {
         Map<String, Double> drainer;
         CountedRequest counted;
         long liveHeapMb;
-        try (CountedLifecycle lifecycle = new CountedLifecycle(MODELS, MODEL, OUTPUT_TOKENS, 20)) {
-            runOne(lifecycle, "cost-warmup-" + System.nanoTime());
+        try (CountedLifecycle lifecycle = new CountedLifecycle(MODELS, MODEL, OUTPUT_TOKENS, 20);
+             LogVolume logs = new LogVolume()) {
+            long run = System.nanoTime() % 1_000_000_000_000L;
+            runOne(lifecycle, requestId(run, REQUESTS));
             lifecycle.ledger().reset();
             long bedrockBefore = lifecycle.bedrockCalls();
             double transitions = 0;
+            long logBytes = 0;
             for (int i = 0; i < REQUESTS; i++) {
-                transitions += runOne(lifecycle, "cost-" + System.nanoTime() + "-" + i);
+                String id = requestId(run, i);
+                transitions += runOne(lifecycle, id);
+                logBytes += logs.bytes(id);
             }
             assertThat(lifecycle.bedrockCalls() - bedrockBefore).isEqualTo(REQUESTS);
-            counted = perRequest(lifecycle.ledger(), transitions / REQUESTS);
+            counted = perRequest(lifecycle.ledger(), transitions / REQUESTS, (double) logBytes / REQUESTS);
             drainer = drainerCalls(lifecycle.ledger());
             liveHeapMb = liveHeapMegabytes();
         }
@@ -105,7 +110,12 @@ class LifecycleCostIT {
         return memory.getHeapMemoryUsage().getUsed() / (1024 * 1024);
     }
 
-    private static CountedRequest perRequest(AwsCallLedger ledger, double transitions) {
+    /** Ids of one length, so that the log lines that carry them are of one length too. */
+    private static String requestId(long run, int index) {
+        return String.format(java.util.Locale.ROOT, "cost-%012d-%d", run, index);
+    }
+
+    private static CountedRequest perRequest(AwsCallLedger ledger, double transitions, double logBytes) {
         List<CountedRequest.Row> rows = new ArrayList<>();
         ledger.tallies().forEach((call, tally) -> {
             if (!call.caller().equals(CountedLifecycle.QUEUE_PROCESSOR) || CostModel.PER_ADMISSION_DRAINER_CALLS
@@ -121,7 +131,7 @@ class LifecycleCostIT {
                 invocations.put(function, (double) count / REQUESTS);
             }
         });
-        return new CountedRequest(rows, invocations, transitions);
+        return new CountedRequest(rows, invocations, transitions, logBytes);
     }
 
     private static Map<String, Double> drainerCalls(AwsCallLedger ledger) {

@@ -75,9 +75,8 @@ public final class CostModel {
             "Lambda Invoke");
     /** The delivery queue's event source mapping: one ReceiveMessage and one DeleteMessageBatch per message. */
     public static final int EVENT_SOURCE_CALLS_PER_WEBHOOK = 2;
-    /** Log bytes: the runtime's START/END/REPORT lines per invocation, the functions' own lines and EMF. */
+    /** Log bytes besides the functions' own lines (counted): the runtime's START/END/REPORT lines, EMF. */
     public static final long LOG_BYTES_PER_INVOCATION = 350;
-    public static final long FUNCTION_LOG_BYTES_PER_REQUEST = 1_500;
     public static final long METRIC_LOG_BYTES_PER_REQUEST = 2_000;
     /** Step Functions logs at level ERROR: nothing on the happy path (at ALL, ~1.5 KB per transition). */
     public static final long STATE_MACHINE_LOG_BYTES_PER_TRANSITION = 0;
@@ -160,7 +159,7 @@ public final class CostModel {
     }
 
     private static double logBytes(CountedRequest request) {
-        return request.totalInvocations() * LOG_BYTES_PER_INVOCATION + FUNCTION_LOG_BYTES_PER_REQUEST
+        return request.totalInvocations() * LOG_BYTES_PER_INVOCATION + request.logBytes()
                 + METRIC_LOG_BYTES_PER_REQUEST + request.transitions() * STATE_MACHINE_LOG_BYTES_PER_TRANSITION;
     }
 

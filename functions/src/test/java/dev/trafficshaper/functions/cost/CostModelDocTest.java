@@ -35,7 +35,7 @@ class CostModelDocTest {
                 new CountedRequest.Row("Submit", "DynamoDb", "GetItem", 2, 0, 1.5),
                 new CountedRequest.Row("Submit", "S3", "PutObject", 1, 0, 0),
                 new CountedRequest.Row("Budget Manager", "DynamoDb", "TransactWriteItems", 1, 6, 0)),
-                Map.of("Submit", 1.0), 2);
+                Map.of("Submit", 1.0), 2, 1_234);
 
         CountedRequest read = CountedRequest.parse("intro\n" + request.render() + "\nmore");
 
@@ -49,7 +49,7 @@ class CostModelDocTest {
     void theModelPricesTransitionsUnitsAndInvocationsAtListPrices() {
         CountedRequest request = new CountedRequest(List.of(
                 new CountedRequest.Row("Submit", "DynamoDb", "PutItem", 1, 20, 0),
-                new CountedRequest.Row("Submit", "S3", "PutObject", 1, 0, 0)), Map.of("Submit", 1.0), 2);
+                new CountedRequest.Row("Submit", "S3", "PutObject", 1, 0, 0)), Map.of("Submit", 1.0), 2, 1_000);
 
         List<CostModel.Line> lines = CostModel.price(request);
 

@@ -18,8 +18,10 @@ import java.util.regex.Pattern;
  * @param calls       per request, in the order rendered
  * @param invocations Lambda invocations per request, by function
  * @param transitions state transitions per request (states entered)
+ * @param logBytes    bytes of the functions' own log lines per request
  */
-public record CountedRequest(List<Row> calls, Map<String, Double> invocations, double transitions) {
+public record CountedRequest(List<Row> calls, Map<String, Double> invocations, double transitions,
+                             double logBytes) {
 
     public static final String BEGIN = "<!-- counted:begin -->";
     public static final String END = "<!-- counted:end -->";
@@ -73,6 +75,7 @@ public record CountedRequest(List<Row> calls, Map<String, Double> invocations, d
                 .append(number(count)).append(" |\n"));
         out.append("| **Total** | **").append(number(totalInvocations())).append("** |\n\n");
         out.append("Step Functions state transitions per request: **").append(number(transitions)).append("**\n\n");
+        out.append("Function log bytes per request: **").append(number(logBytes)).append("**\n\n");
         out.append(END);
         return out.toString();
     }
@@ -81,6 +84,7 @@ public record CountedRequest(List<Row> calls, Map<String, Double> invocations, d
             "^\\| ([^|*]+?) \\| ([^|]+?) \\| ([^|]+?) \\| ([0-9.]+) \\| ([0-9.]*) \\| ([0-9.]*) \\|$");
     private static final Pattern INVOCATION_ROW = Pattern.compile("^\\| ([^|*]+?) \\| ([0-9.]+) \\|$");
     private static final Pattern TRANSITIONS = Pattern.compile("state transitions per request: \\*\\*([0-9.]+)\\*\\*");
+    private static final Pattern LOG_BYTES = Pattern.compile("log bytes per request: \\*\\*([0-9.]+)\\*\\*");
 
     /** The tables between the markers of a document, e.g. docs/cost-model.md. */
     public static CountedRequest parse(String document) {
@@ -106,7 +110,12 @@ public record CountedRequest(List<Row> calls, Map<String, Double> invocations, d
         if (!transitions.find()) {
             throw new IllegalArgumentException("no transitions line in the counted section");
         }
-        return new CountedRequest(rows, invocations, Double.parseDouble(transitions.group(1)));
+        Matcher logBytes = LOG_BYTES.matcher(section);
+        if (!logBytes.find()) {
+            throw new IllegalArgumentException("no log bytes line in the counted section");
+        }
+        return new CountedRequest(rows, invocations, Double.parseDouble(transitions.group(1)),
+                Double.parseDouble(logBytes.group(1)));
     }
 
     /** The document with its counted section replaced by this one's. */
