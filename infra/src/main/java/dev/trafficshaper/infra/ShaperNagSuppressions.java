@@ -90,7 +90,11 @@ public final class ShaperNagSuppressions {
                 .id("AwsSolutions-IAM5")
                 .reason(XRAY_AND_LOG_DELIVERY)
                 .appliesTo(List.of("Resource::*"))
-                .build()), true);
+                .build(),
+                suppress("AwsSolutions-SF1", "Logs at level ERROR: a Standard execution's full event history is"
+                        + " kept by Step Functions for 90 days, so logging ALL events would pay to ingest the"
+                        + " same history again for every request; errors, timeouts and aborts are still logged")),
+                true);
     }
 
     private void api() {

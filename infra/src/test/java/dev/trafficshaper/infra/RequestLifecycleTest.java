@@ -23,12 +23,12 @@ class RequestLifecycleTest {
     private final Template dev = synthesized.template();
 
     @Test
-    void stateMachineIsStandardWithFullLoggingAndTracing() {
+    void stateMachineIsStandardWithErrorLoggingAndTracing() {
         dev.hasResourceProperties("AWS::StepFunctions::StateMachine", Map.of(
                 "StateMachineName", "TrafficShaper-dev-request-lifecycle",
                 "StateMachineType", "STANDARD",
                 "TracingConfiguration", Map.of("Enabled", true),
-                "LoggingConfiguration", Match.objectLike(Map.of("Level", "ALL", "IncludeExecutionData", false))));
+                "LoggingConfiguration", Match.objectLike(Map.of("Level", "ERROR", "IncludeExecutionData", false))));
     }
 
     @Test

@@ -35,7 +35,7 @@ class ShaperFunctionsTest {
             "submit,            dev.trafficshaper.functions.submit.SubmitHandler,               1024, 15",
             "budget-manager,    dev.trafficshaper.functions.budget.BudgetManagerHandler,        1024, 30",
             "queue-processor,   dev.trafficshaper.functions.drain.QueueProcessorHandler,        1024, 900",
-            "bedrock-processor, dev.trafficshaper.functions.invoke.BedrockProcessorHandler,     512,  900",
+            "bedrock-processor, dev.trafficshaper.functions.invoke.BedrockProcessorHandler,     256,  900",
             "finalizer,         dev.trafficshaper.functions.finalize.FinalizerHandler,          512,  30",
             "status,            dev.trafficshaper.functions.status.StatusHandler,               1024, 10",
             "notifier,          dev.trafficshaper.functions.notify.NotifierHandler,             512,  90"})

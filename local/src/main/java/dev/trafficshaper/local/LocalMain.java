@@ -83,7 +83,7 @@ public final class LocalMain implements Callable<Integer> {
     String dynamoDbTable;
 
     @Option(names = "--payload-bucket", paramLabel = "BUCKET", defaultValue = "traffic-shaper-local-payloads",
-            description = "S3 bucket for bodies over 350 KiB with --dynamodb-table (created if missing;"
+            description = "S3 bucket for bodies over 8 KiB with --dynamodb-table (created if missing;"
                     + " default: ${DEFAULT-VALUE}).")
     String payloadBucket;
 

@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.lifecycle.Ticket;
 import dev.trafficshaper.lifecycle.TicketJson;
 import dev.trafficshaper.request.RequestRecord;
@@ -23,13 +24,22 @@ public final class BudgetManagerHandler implements RequestHandler<Map<String, Ob
     private static final Logger LOG = LoggerFactory.getLogger(BudgetManagerHandler.class);
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public BudgetManagerHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public BudgetManagerHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: its admission service (queue, stores, lease, wake-up, callback) and metrics. */
+    public static void prime(Shaper shaper) {
+        shaper.admissions();
+        shaper.metrics();
     }
 
     @Override

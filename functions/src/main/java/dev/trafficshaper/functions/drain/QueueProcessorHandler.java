@@ -3,6 +3,7 @@ package dev.trafficshaper.functions.drain;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import java.util.LinkedHashMap;
@@ -25,13 +26,22 @@ public final class QueueProcessorHandler implements RequestHandler<Map<String, O
     private static final Logger LOG = LoggerFactory.getLogger(QueueProcessorHandler.class);
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public QueueProcessorHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public QueueProcessorHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: the drainer and the safety net with their stores, dispatch and callback. */
+    public static void prime(Shaper shaper) {
+        shaper.drains();
+        shaper.safetyNet();
     }
 
     @Override

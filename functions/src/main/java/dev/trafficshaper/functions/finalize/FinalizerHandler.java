@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.lifecycle.Ticket;
 import dev.trafficshaper.lifecycle.TicketJson;
 import dev.trafficshaper.request.RequestRecord;
@@ -25,9 +26,12 @@ public final class FinalizerHandler implements RequestHandler<Map<String, Object
     private static final Logger LOG = LoggerFactory.getLogger(FinalizerHandler.class);
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public FinalizerHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public FinalizerHandler(Shaper shaper) {
@@ -40,6 +44,11 @@ public final class FinalizerHandler implements RequestHandler<Map<String, Object
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: the finalizer and its stores. */
+    public static void prime(Shaper shaper) {
+        shaper.finalizer();
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.trafficshaper.functions.invoke;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.lifecycle.InvocationService;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -18,13 +19,21 @@ public final class BedrockProcessorHandler implements RequestHandler<Map<String,
     private static final Logger LOG = LoggerFactory.getLogger(BedrockProcessorHandler.class);
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public BedrockProcessorHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public BedrockProcessorHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: the invocation service: stores, the Bedrock invokers and client, the callback. */
+    public static void prime(Shaper shaper) {
+        shaper.invocations();
     }
 
     @Override

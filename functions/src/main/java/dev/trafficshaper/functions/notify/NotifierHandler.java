@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Logs;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import java.util.Map;
 
 /**
@@ -18,13 +19,21 @@ import java.util.Map;
 public final class NotifierHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public NotifierHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public NotifierHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: the request store; the webhook sender, which reads the signing key, is left to first use. */
+    public static void prime(Shaper shaper) {
+        shaper.requests();
     }
 
     @Override

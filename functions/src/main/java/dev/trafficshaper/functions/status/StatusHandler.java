@@ -7,6 +7,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent
 import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.functions.ApiResponses;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
@@ -18,13 +19,21 @@ import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 public final class StatusHandler implements RequestHandler<APIGatewayProxyRequestEvent, APIGatewayProxyResponseEvent> {
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public StatusHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public StatusHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: the status service and its stores. */
+    public static void prime(Shaper shaper) {
+        shaper.status();
     }
 
     @Override

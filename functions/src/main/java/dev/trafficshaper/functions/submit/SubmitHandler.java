@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.functions.ApiResponses;
 import dev.trafficshaper.functions.Json;
 import dev.trafficshaper.functions.Shaper;
+import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.lifecycle.RequestIdConflictException;
 import dev.trafficshaper.lifecycle.SubmissionRefusedException;
 import dev.trafficshaper.lifecycle.SubmissionService;
@@ -42,13 +43,22 @@ public final class SubmitHandler
     public static final String ADMIT_TIMEOUT_FIELD = "admitTimeoutSeconds";
 
     private final Shaper shaper;
+    /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
+    private SnapStartPriming priming;
 
     public SubmitHandler() {
         this(Shaper.fromEnvironment());
+        this.priming = SnapStartPriming.register(() -> prime(shaper));
     }
 
     public SubmitHandler(Shaper shaper) {
         this.shaper = shaper;
+    }
+
+    /** Builds, before a SnapStart snapshot, what this handler uses: its submission service (catalog, parser, estimator, stores) and the Step Functions client. */
+    public static void prime(Shaper shaper) {
+        shaper.submissions();
+        shaper.sfn();
     }
 
     @Override

@@ -118,10 +118,17 @@ public final class ShaperFunctions extends Construct {
             "dev.trafficshaper.functions.drain.QueueProcessorHandler",
             "Drains the model queues at the paced rate; holds one lease per model, hands off before the time limit",
             1024, Duration.minutes(15), null, concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
+    /**
+     * The Bedrock Processor spends almost all of its billed time waiting for Bedrock's answer, and
+     * is billed per MB for it: 256 MB is enough for its clients and one request's bodies (the
+     * lifecycle's whole JVM, every function's clients in one, holds well under 100 MB live; see
+     * docs/cost-model.md) and halves the largest Lambda line of the bill against 512 MB.
+     */
+    public static final int BEDROCK_PROCESSOR_MEMORY_MB = 256;
     public static final FunctionSpec BEDROCK_PROCESSOR = new FunctionSpec("bedrock-processor",
             "dev.trafficshaper.functions.invoke.BedrockProcessorHandler",
             "Invokes Bedrock once with SDK retries off, stores the result, settles usage, hands off the delivery, returns the token",
-            512, Duration.seconds(BEDROCK_PROCESSOR_TIMEOUT.toSeconds()), null,
+            BEDROCK_PROCESSOR_MEMORY_MB, Duration.seconds(BEDROCK_PROCESSOR_TIMEOUT.toSeconds()), null,
             concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
     public static final FunctionSpec FINALIZER = new FunctionSpec("finalizer",
             "dev.trafficshaper.functions.finalize.FinalizerHandler",
@@ -303,7 +310,7 @@ public final class ShaperFunctions extends Construct {
     /**
      * One block per function, each action traced to the service call that makes it. DynamoDB has no
      * IAM action for TransactWriteItems: a transaction needs the action of each item in it (PutItem,
-     * UpdateItem, DeleteItem, ConditionCheckItem). Payload bodies up to 350 KB are table items
+     * UpdateItem, DeleteItem, ConditionCheckItem). Payload bodies up to 8 KiB (PayloadPolicy) are table items
      * (UpdateItem/GetItem); larger ones are objects under {@code payloads/}.
      */
     private void grantPermissions() {

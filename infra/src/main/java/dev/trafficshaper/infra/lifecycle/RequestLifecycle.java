@@ -81,9 +81,11 @@ public final class RequestLifecycle extends Construct {
                 .definitionBody(DefinitionBody.fromString(definition))
                 .definitionSubstitutions(substitutions)
                 .tracingEnabled(true)
+                // ERROR, not ALL: a Standard execution keeps its full history for 90 days anyway, and
+                // ALL logs ~1.5 KB per transition on every request (docs/cost-model.md)
                 .logs(LogOptions.builder()
                         .destination(logGroup)
-                        .level(LogLevel.ALL)
+                        .level(LogLevel.ERROR)
                         .includeExecutionData(false)
                         .build())
                 .build();
