@@ -91,7 +91,7 @@ final class ChaosDeployment {
         }
     }
 
-    /** Everything the runs share: the emulator's resources, the simulator, the webhook receiver. */
+    /** Everything the runs share: the emulator, the simulator and its front, the webhook receiver. */
     static final class Stack implements AutoCloseable {
         final AwsEmulator aws = AwsEmulator.moto();
         final Map<String, String> env;
@@ -99,44 +99,24 @@ final class ChaosDeployment {
         final ChaosBedrock bedrock;
         final HttpServer webhooks;
         final Map<String, ChaosTally> tallies = new ConcurrentHashMap<>();
-        private final SqsClient sqs;
-        private final String deliveries;
-        private volatile boolean polling = true;
-        private final Thread poller;
+        final SqsClient sqs;
 
         Stack() {
-            String table = aws.createTable("chaos");
-            String bucket = aws.createBucket("chaos");
             String bus = "chaos-bus-" + System.nanoTime();
             try (EventBridgeClient events = aws.configure(EventBridgeClient.builder()).build();
                  SecretsManagerClient secrets = aws.configure(SecretsManagerClient.builder()).build()) {
                 events.createEventBus(b -> b.name(bus));
                 String secretArn = secrets.createSecret(b -> b.name("chaos-webhook-" + System.nanoTime())
                         .secretString("chaos-secret")).arn();
-                sqs = aws.configure(SqsClient.builder()).build();
-                deliveries = sqs.createQueue(b -> b.queueName("chaos-deliveries-" + System.nanoTime())).queueUrl();
-                env = Map.of("TABLE_NAME", table, "PAYLOAD_BUCKET", bucket, "EVENT_BUS_NAME", bus,
-                        "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS, "SHAPER_LOCAL_CALLBACKS", "true",
-                        "QUEUE_PROCESSOR_FUNCTION", "queue-processor", "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor",
-                        "DELIVERY_QUEUE_URL", deliveries);
+                env = Map.of("EVENT_BUS_NAME", bus, "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS,
+                        "SHAPER_LOCAL_CALLBACKS", "true", "QUEUE_PROCESSOR_FUNCTION", "queue-processor",
+                        "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor");
             }
+            sqs = aws.configure(SqsClient.builder()).build();
             simulator = BedrockSimulator.builder().catalog(ModelCatalog.parse(MODELS))
                     .latency(new LatencyModel(20, 0.1, 0)).seed(11).build().start();
             bedrock = ChaosBedrock.inFrontOf(simulator.endpoint());
             webhooks = receiver();
-            // The delivery queue's event source mapping, with a client no fault touches.
-            Shaper notifier = new Shaper(new ShaperEnvironment(env), clients(aws.dynamoDb(), bedrock.endpoint()));
-            poller = new Thread(() -> {
-                while (polling) {
-                    try {
-                        DeliveryQueuePoller.receiveAndHandle(sqs, deliveries, notifier);
-                    } catch (RuntimeException e) {
-                        System.err.println("delivery poll failed: " + e);
-                    }
-                }
-            }, "chaos-delivery-poller");
-            poller.setDaemon(true);
-            poller.start();
         }
 
         private HttpServer receiver() {
@@ -164,9 +144,7 @@ final class ChaosDeployment {
         }
 
         @Override
-        public void close() throws InterruptedException {
-            polling = false;
-            poller.join(30_000);
+        public void close() {
             webhooks.stop(0);
             bedrock.close();
             simulator.stop();
@@ -188,10 +166,18 @@ final class ChaosDeployment {
     private volatile DispatchPlan plan = (id, nth) -> Delivery.ONCE;
     private volatile boolean wakeDrainers = true;
     private volatile Predicate<String> budgetManagerFails = id -> false;
+    private volatile boolean polling = true;
+    private final Thread poller;
 
+    /** A deployment of its own: table, bucket, delivery queue and state machine, so no run sees another's. */
     ChaosDeployment(Stack stack, ChaosTally tally) {
         this.stack = stack;
         this.tally = tally;
+        String deliveries = stack.sqs.createQueue(b -> b.queueName("chaos-deliveries-" + System.nanoTime())).queueUrl();
+        Map<String, String> env = new HashMap<>(stack.env);
+        env.put("TABLE_NAME", stack.aws.createTable("chaos"));
+        env.put("PAYLOAD_BUCKET", stack.aws.createBucket("chaos"));
+        env.put("DELIVERY_QUEUE_URL", deliveries);
         Shaper[] self = new Shaper[1];
         InvocationDispatch dispatch = (model, requestId) -> {
             int nth = dispatches.computeIfAbsent(requestId, id -> new AtomicInteger()).incrementAndGet();
@@ -219,7 +205,6 @@ final class ChaosDeployment {
                 drain(self[0], model);
             }
         };
-        Map<String, String> env = new HashMap<>(stack.env);
         harness = StateMachineHarness.builder()
                 .substitution("AdmitTimeoutSeconds", 600)
                 .function("BudgetManagerFunctionArn", call(payload -> {
@@ -243,6 +228,19 @@ final class ChaosDeployment {
         shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(chaosClient, stack.bedrock.endpoint()), dispatch,
                 wake, clock);
         self[0] = shaper;
+        // The delivery queue's event source mapping, with a client no fault touches.
+        Shaper notifier = new Shaper(new ShaperEnvironment(env), clients(stack.aws.dynamoDb(), stack.bedrock.endpoint()));
+        poller = new Thread(() -> {
+            while (polling) {
+                try {
+                    DeliveryQueuePoller.receiveAndHandle(stack.sqs, deliveries, notifier);
+                } catch (RuntimeException e) {
+                    System.err.println("delivery poll failed: " + e);
+                }
+            }
+        }, "chaos-delivery-poller");
+        poller.setDaemon(true);
+        poller.start();
     }
 
     void plan(DispatchPlan value) {
@@ -329,9 +327,13 @@ final class ChaosDeployment {
     }
 
     List<String> submitAll(String prefix, int count, int deadlineSeconds) {
+        return submitAll(prefix, java.util.stream.IntStream.range(0, count).boxed().toList(), i -> deadlineSeconds);
+    }
+
+    /** Submits {@code prefix-<run>-<i>} for each index in that order, each with its own deadline. */
+    List<String> submitAll(String prefix, List<Integer> indices, java.util.function.IntUnaryOperator deadlineSeconds) {
         String run = prefix + "-" + Long.toString(System.nanoTime(), 36);
-        return java.util.stream.IntStream.range(0, count)
-                .mapToObj(i -> submit(run + "-" + i, deadlineSeconds)).toList();
+        return indices.stream().map(i -> submit(run + "-" + i, deadlineSeconds.applyAsInt(i))).toList();
     }
 
     Optional<RequestRecord> record(String requestId) {
@@ -373,7 +375,7 @@ final class ChaosDeployment {
             if (ids.stream().allMatch(id -> records.containsKey(id) && done.test(records.get(id)))) {
                 return true;
             }
-            sleep(300);
+            sleep(500);
         }
         return false;
     }
@@ -413,7 +415,7 @@ final class ChaosDeployment {
                 shaper.safetyNet().sweep(clock.nowMillis());
                 quietSince = System.nanoTime();
             }
-            sleep(300);
+            sleep(500);
         }
     }
 
@@ -439,9 +441,12 @@ final class ChaosDeployment {
                 || (delivery.path("attempts").asInt(0) > 0 && !delivery.path("delivered").asBoolean(false));
     }
 
-    void close() {
+    void close() throws InterruptedException {
+        polling = false;
         pause.countDown();
-        async.shutdownNow();
+        poller.join(30_000);
+        // Not interrupted: a call cut off half-sent would hold the single-threaded emulator.
+        async.shutdown();
     }
 
     private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
