@@ -203,7 +203,7 @@ public final class LocalRuntime implements AutoCloseable {
     private void queueLeftoverWebhooks(LocalStores stores) {
         long now = clock.nowMillis();
         for (String requestId : stores.withCallbacks().get()) {
-            requests.find(requestId, now).filter(RequestRecord::isTerminal).ifPresent(record -> {
+            stores.requests().find(requestId, now).filter(RequestRecord::isTerminal).ifPresent(record -> {
                 if (record.delivery() == null) {
                     deliver(record);
                 } else if (!record.delivery().delivered() && !record.delivery().deadLettered()) {
