@@ -20,6 +20,7 @@ import dev.trafficshaper.functions.aws.StepFunctionsCallback;
 import dev.trafficshaper.lifecycle.AdmitTimeout;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.ConcurrentDispatch;
+import dev.trafficshaper.lifecycle.DrainClock;
 import dev.trafficshaper.lifecycle.DrainService;
 import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.Finalizer;
@@ -68,10 +69,11 @@ public final class Shaper {
     private final Lazy<AdmitTimeout> admitTimeout;
 
     public Shaper(ShaperEnvironment env, Clients clients) {
-        this(env, clients, null, null);
+        this(env, clients, null, null, DrainClock.system());
     }
 
-    private Shaper(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch, DrainerWake wake) {
+    private Shaper(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch, DrainerWake wake,
+                   DrainClock clock) {
         this.env = env;
         Lazy<ModelCatalog> catalog = Lazy.of(() -> readCatalog(env));
         Lazy<LambdaClient> lambda = Lazy.of(clients::lambda);
@@ -101,6 +103,7 @@ public final class Shaper {
                 .webhookQueue(webhookQueue)
                 .webhookSecret(() -> webhookSecret(clients.secrets()))
                 .metrics(metrics)
+                .clock(clock)
                 .settings(ShaperSettings.builder().callbacks(callbackPolicy(env)).delivery(deliverySchedule(env)).build())
                 .build());
         this.admitTimeout = Lazy.of(() -> AdmitTimeout.forCatalog(catalog.get(), Duration.ofSeconds(
@@ -115,7 +118,13 @@ public final class Shaper {
      */
     public static Shaper withAsync(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch,
                                    DrainerWake wake) {
-        return new Shaper(env, clients, dispatch, wake);
+        return new Shaper(env, clients, dispatch, wake, DrainClock.system());
+    }
+
+    /** {@link #withAsync} on {@code clock}, for tests that move the services' time on (a lease running out, say). */
+    public static Shaper withAsync(ShaperEnvironment env, Clients clients, InvocationDispatch dispatch,
+                                   DrainerWake wake, DrainClock clock) {
+        return new Shaper(env, clients, dispatch, wake, clock);
     }
 
     /**

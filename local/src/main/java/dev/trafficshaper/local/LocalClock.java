@@ -32,12 +32,16 @@ public final class LocalClock implements DrainClock, LongSupplier {
     private final long originNanos;
 
     private LocalClock(double scale) {
+        this(scale, System.currentTimeMillis(), System.nanoTime());
+    }
+
+    private LocalClock(double scale, long originMillis, long originNanos) {
         if (!(scale > 0) || Double.isInfinite(scale)) {
             throw new IllegalArgumentException("time scale must be a finite number > 0, was " + scale);
         }
         this.scale = scale;
-        this.originMillis = System.currentTimeMillis();
-        this.originNanos = System.nanoTime();
+        this.originMillis = originMillis;
+        this.originNanos = originNanos;
     }
 
     /** The wall clock. */
@@ -48,6 +52,24 @@ public final class LocalClock implements DrainClock, LongSupplier {
     /** A clock that starts at the wall time now and then runs {@code scale} times as fast. */
     public static LocalClock scaled(double scale) {
         return scale == 1.0 ? SYSTEM : new LocalClock(scale);
+    }
+
+    /**
+     * A clock that read {@code anchorMillis} at the wall time {@code anchorMillis} and has run
+     * {@code scale} times as fast since: every process given the same anchor and scale keeps the
+     * same time, so a process restarted on a stored state reads its timestamps as the first did.
+     */
+    public static LocalClock scaledSince(double scale, long anchorMillis) {
+        if (scale == 1.0) {
+            return SYSTEM;
+        }
+        long wall = System.currentTimeMillis();
+        long nanos = System.nanoTime();
+        if (anchorMillis > wall) {
+            throw new IllegalArgumentException("the clock's anchor must not be in the future, was " + anchorMillis);
+        }
+        long now = anchorMillis + (long) ((wall - anchorMillis) * scale);
+        return new LocalClock(scale, now, nanos);
     }
 
     /** Runtime milliseconds per wall millisecond. */

@@ -87,6 +87,16 @@ public final class LocalMain implements Callable<Integer> {
                     + " default: ${DEFAULT-VALUE}).")
     String payloadBucket;
 
+    @Option(names = "--time-scale", paramLabel = "FACTOR", defaultValue = "1",
+            description = "Run the shaper's clock (and the embedded simulator's) FACTOR times as fast as the wall"
+                    + " clock, to play quota minutes in seconds (default: ${DEFAULT-VALUE}).")
+    double timeScale;
+
+    @Option(names = "--time-anchor", paramLabel = "EPOCH_MILLIS",
+            description = "With --time-scale: the wall time at which the scaled clock read the wall clock (default:"
+                    + " the start). Give a restarted server the first one's anchor and it keeps the same time.")
+    Long timeAnchor;
+
     @Option(names = "--strict-callbacks",
             description = "Refuse http and loopback callback URLs, as a deployment does.")
     boolean strictCallbacks;
@@ -162,12 +172,22 @@ public final class LocalMain implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--quota-model: " + e.getMessage());
             }
         }
+        if (!(timeScale > 0) || Double.isInfinite(timeScale)) {
+            throw new ParameterException(spec.commandLine(), "--time-scale must be a finite number > 0");
+        }
+        LocalClock clock;
+        try {
+            clock = LocalClock.scaledSince(timeScale, timeAnchor == null ? System.currentTimeMillis() : timeAnchor);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--time-anchor: " + e.getMessage());
+        }
         HttpKeepAlive.ensure();
         ModelCatalog catalog = models == null ? ModelCatalog.defaults() : ModelCatalog.read(models);
         BedrockSimulator simulator = null;
         URI endpoint = bedrockEndpoint;
         if (embedded) {
-            simulator = BedrockSimulator.builder().catalog(catalog).quotaModel(metering).port(0).build().start();
+            simulator = BedrockSimulator.builder().catalog(catalog).quotaModel(metering).clock(clock.asClock()).port(0)
+                    .build().start();
             endpoint = simulator.endpoint();
         }
         LocalRuntime runtime = null;
@@ -179,6 +199,7 @@ public final class LocalMain implements Callable<Integer> {
             }
             runtime = builder
                     .catalog(catalog)
+                    .clock(clock)
                     .bedrockEndpoint(endpoint)
                     .strictCallbacks(strictCallbacks)
                     .webhookSecret((webhookSecret == null ? DEFAULT_WEBHOOK_SECRET : webhookSecret)

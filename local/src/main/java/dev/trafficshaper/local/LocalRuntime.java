@@ -122,6 +122,7 @@ public final class LocalRuntime implements AutoCloseable {
                         .delivery(b.webhookSchedule)
                         .build())
                 .build());
+        queueLeftoverWebhooks(stores);
         safetyNet.scheduleWithFixedDelay(this::sweep, 1, 1, TimeUnit.SECONDS);
         webhookPump.scheduleWithFixedDelay(this::sendDueWebhooks, 50, 50, TimeUnit.MILLISECONDS);
     }
@@ -190,6 +191,26 @@ public final class LocalRuntime implements AutoCloseable {
                 running.set(false);
             }
         });
+    }
+
+    /**
+     * Queues again the webhooks a stopped process left waiting: its delivery queue was in memory,
+     * but the table says which ended requests have a webhook neither delivered nor dead-lettered.
+     * One whose Deliver step never ran gets it now (event and webhook); one already queued gets its
+     * next attempt, its count going on from the stored one. A receiver may see a webhook twice
+     * (it deduplicates on {@code X-Shaper-Delivery-Id}); none is lost.
+     */
+    private void queueLeftoverWebhooks(LocalStores stores) {
+        long now = clock.nowMillis();
+        for (String requestId : stores.withCallbacks().get()) {
+            stores.requests().find(requestId, now).filter(RequestRecord::isTerminal).ifPresent(record -> {
+                if (record.delivery() == null) {
+                    deliver(record);
+                } else if (!record.delivery().delivered() && !record.delivery().deadLettered()) {
+                    webhooks.enqueue(requestId);
+                }
+            });
+        }
     }
 
     /** The Bedrock Processor's asynchronous invoke: one call on the invoker pool. */

@@ -1,6 +1,7 @@
 package dev.trafficshaper.local;
 
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
+import dev.trafficshaper.aws.dynamodb.TableKeys;
 import dev.trafficshaper.aws.dynamodb.TableLayout;
 import dev.trafficshaper.lease.DrainerLeases;
 import dev.trafficshaper.lease.InMemoryDrainerLeases;
@@ -18,8 +19,13 @@ import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.usage.InMemoryUsageLedger;
 import dev.trafficshaper.usage.UsageLedger;
 import dev.trafficshaper.usage.UsageSharding;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -28,9 +34,14 @@ import software.amazon.awssdk.services.s3.S3Client;
  * in a DynamoDB table and S3 bucket — an emulator's through {@code AWS_ENDPOINT_URL}, or real ones —
  * with exactly the adapters the Lambda functions use ({@link DynamoDbStores}). Both pass one
  * contract suite.
+ *
+ * <p>{@code withCallbacks} lists the requests stored with a callback URL, ended or not; the runtime
+ * reads it once as it starts, so that the webhooks a stopped process had waiting in memory are
+ * queued again. Empty in memory, where nothing outlives the process; a Scan of the status items on
+ * DynamoDB.
  */
 public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeases leases, PayloadStore payloads,
-                          UsageLedger usage, ModelStatusBoard board) {
+                          UsageLedger usage, ModelStatusBoard board, Supplier<List<String>> withCallbacks) {
 
     /** The in-memory adapters, sharing one record store as the in-memory queue requires. */
     public static Function<ModelCatalog, LocalStores> inMemory() {
@@ -39,7 +50,7 @@ public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeas
             InMemoryDrainerLeases leases = new InMemoryDrainerLeases();
             return new LocalStores(requests, InMemoryRequestQueue.create(requests, leases, catalog,
                     ShardPicker.roundRobin()), leases, InMemoryPayloadStore.create(PayloadPolicy.defaults()),
-                    InMemoryUsageLedger.create(UsageSharding.defaults()), new InMemoryModelStatusBoard());
+                    InMemoryUsageLedger.create(UsageSharding.defaults()), new InMemoryModelStatusBoard(), List::of);
         };
     }
 
@@ -57,7 +68,18 @@ public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeas
             }
             DynamoDbStores stores = DynamoDbStores.create(dynamoDb, s3, table, bucket, catalog);
             return new LocalStores(stores.requests(), stores.queue(), stores.leases(), stores.payloads(),
-                    stores.usage(), stores.board());
+                    stores.usage(), stores.board(), () -> requestsWithCallbacks(dynamoDb, table));
         };
+    }
+
+    private static List<String> requestsWithCallbacks(DynamoDbClient dynamoDb, String table) {
+        String prefix = TableKeys.requestPk("");
+        List<String> ids = new ArrayList<>();
+        dynamoDb.scanPaginator(b -> b.tableName(table).projectionExpression(TableKeys.PK)
+                        .filterExpression("#sk = :status AND attribute_exists(callbackUrl)")
+                        .expressionAttributeNames(Map.of("#sk", TableKeys.SK))
+                        .expressionAttributeValues(Map.of(":status", AttributeValue.fromS(TableKeys.STATUS_SK))))
+                .items().forEach(item -> ids.add(item.get(TableKeys.PK).s().substring(prefix.length())));
+        return ids;
     }
 }

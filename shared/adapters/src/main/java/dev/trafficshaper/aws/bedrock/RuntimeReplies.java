@@ -12,8 +12,14 @@ final class RuntimeReplies {
     }
 
     static BedrockOutcome outcome(SignedHttp.Reply reply, BiFunction<JsonNode, SignedHttp.Reply, BedrockOutcome> ok) {
+        if (reply.status() == 200 && !UsageReading.isWholeObject(reply.body())) {
+            // Bedrock answered, so the generation ran and was billed, but the body was cut off on its way:
+            // a connection broken mid-answer, never sent again (not a dependency error that frees its charge).
+            return OutcomeClassifier.connectionFailure(new java.io.IOException("the answer was cut off after "
+                    + reply.body().length + " bytes"));
+        }
         JsonNode body = UsageReading.tree(reply.body());
-        if (reply.status() == 200 && body.isObject()) {
+        if (reply.status() == 200) {
             return ok.apply(body, reply);
         }
         String code = reply.header("x-amzn-ErrorType").orElse(body.path("__type").asText(null));

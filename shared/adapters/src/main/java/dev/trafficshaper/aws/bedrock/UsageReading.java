@@ -22,6 +22,16 @@ final class UsageReading {
         }
     }
 
+    /** Whether {@code body} is one whole JSON object (an answer cut off on its way is not). */
+    static boolean isWholeObject(byte[] body) {
+        try {
+            JsonNode node = JSON.readTree(body);
+            return node != null && node.isObject();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     static long count(JsonNode node, String field) {
         JsonNode value = node.path(field);
         return value.canConvertToLong() ? Math.max(0, value.asLong()) : 0;
