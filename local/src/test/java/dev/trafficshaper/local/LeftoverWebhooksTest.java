@@ -74,5 +74,9 @@ class LeftoverWebhooksTest {
         public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
             throw new UnsupportedOperationException();
         }
+
+        public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
+            throw new UnsupportedOperationException();
+        }
     }
 }
