@@ -241,5 +241,10 @@ class DrainServiceInlineTest {
         public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
             return store.recordDelivery(requestId, delivery, nowMillis);
         }
+
+        @Override
+        public TransitionResult recordHandoff(String requestId, boolean handedOff, long nowMillis) {
+            return store.recordHandoff(requestId, handedOff, nowMillis);
+        }
     }
 }
