@@ -20,8 +20,10 @@ import dev.trafficshaper.functions.aws.StepFunctionsCallback;
 import dev.trafficshaper.lifecycle.AdmitTimeout;
 import dev.trafficshaper.lifecycle.AdmissionService;
 import dev.trafficshaper.lifecycle.ConcurrentDispatch;
+import dev.trafficshaper.lifecycle.DispatchMode;
 import dev.trafficshaper.lifecycle.DrainClock;
 import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.lifecycle.DrainerWake;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InvocationDispatch;
@@ -104,7 +106,8 @@ public final class Shaper {
                 .webhookSecret(() -> webhookSecret(clients.secrets()))
                 .metrics(metrics)
                 .clock(clock)
-                .settings(ShaperSettings.builder().callbacks(callbackPolicy(env)).delivery(deliverySchedule(env)).build())
+                .settings(ShaperSettings.builder().callbacks(callbackPolicy(env)).delivery(deliverySchedule(env))
+                        .drain(drainSettings(env)).build())
                 .build());
         this.admitTimeout = Lazy.of(() -> AdmitTimeout.forCatalog(catalog.get(), Duration.ofSeconds(
                 env.optional("ADMIT_GRACE_SECONDS").map(Long::parseLong).orElse(AdmitTimeout.DEFAULT_GRACE_SECONDS))));
@@ -271,6 +274,17 @@ public final class Shaper {
                         .orElse(defaults.firstRetryMillis()),
                 env.optional("WEBHOOK_MAX_RETRY_SECONDS").map(s -> Long.parseLong(s) * 1000)
                         .orElse(defaults.maxRetryMillis()));
+    }
+
+    /**
+     * How the Queue Processor sends admitted requests to Bedrock: {@code DISPATCH_MODE} {@code inline}
+     * (the default: the drainer runs up to {@code INLINE_CALLS} calls itself, 256 unless set) or
+     * {@code async} (each one an asynchronous invoke of the Bedrock Processor).
+     */
+    static DrainSettings drainSettings(ShaperEnvironment env) {
+        DispatchMode mode = env.optional("DISPATCH_MODE").map(DispatchMode::parse).orElse(DispatchMode.INLINE);
+        int calls = env.optional("INLINE_CALLS").map(Integer::parseInt).orElse(DrainSettings.DEFAULT_INLINE_CALLS);
+        return DrainSettings.defaults().withDispatch(mode, calls);
     }
 
     private static CallbackUrlPolicy callbackPolicy(ShaperEnvironment env) {

@@ -63,7 +63,8 @@ import software.amazon.awssdk.services.sfn.model.ExecutionStatus;
  * interpreter, the handlers' AWS calls go to moto (DynamoDB, S3, Step Functions, EventBridge,
  * Secrets Manager), Bedrock is the simulator reached through the real SDK with retries off.
  * Only the two asynchronous Lambda invokes (drainer wake-up, dispatch to the Bedrock Processor)
- * are replaced by threads in this JVM.
+ * are replaced by threads in this JVM. The deployments dispatch asynchronously unless a test asks
+ * for calls in the drainer ({@code DISPATCH_MODE=inline}).
  */
 class RequestLifecycleIT {
 
@@ -105,6 +106,7 @@ class RequestLifecycleIT {
                     "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS, "SHAPER_LOCAL_CALLBACKS", "true",
                     "QUEUE_PROCESSOR_FUNCTION", "queue-processor", "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor",
                     "DELIVERY_QUEUE_URL", deliveries));
+            baseEnv.put("DISPATCH_MODE", "async");
             // the delivery queue's event source mapping: the real Notifier, one attempt per message
             Shaper notifier = new Shaper(new ShaperEnvironment(baseEnv), clients(null));
             // stopped by a flag, never interrupted: an aborted call would leave the single-threaded
@@ -183,6 +185,12 @@ class RequestLifecycleIT {
 
         Deployment(int admitGraceSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator,
                    Map<String, String> envOverrides, CountDownLatch admitGate) {
+            this(admitGraceSeconds, wakeDrainer, deliveriesPerDispatch, simulator, envOverrides, admitGate, 60_000);
+        }
+
+        /** @param queueProcessorMillis the Queue Processor's time limit (Lambda's is 15 minutes) */
+        Deployment(int admitGraceSeconds, boolean wakeDrainer, int deliveriesPerDispatch, BedrockSimulator simulator,
+                   Map<String, String> envOverrides, CountDownLatch admitGate, int queueProcessorMillis) {
             Shaper[] self = new Shaper[1];
             InvocationDispatch dispatch = (model, requestId) -> {
                 for (int i = 0; i < deliveriesPerDispatch; i++) {
@@ -196,7 +204,7 @@ class RequestLifecycleIT {
             DrainerWake wake = model -> {
                 if (wakeDrainer) {
                     async.execute(() -> new QueueProcessorHandler(self[0]).handleRequest(Map.of("model", model),
-                            new FakeContext("queue-processor", 60_000)));
+                            new FakeContext("queue-processor", queueProcessorMillis)));
                 }
             };
             this.admitGate = admitGate;
@@ -271,6 +279,36 @@ class RequestLifecycleIT {
             awaitWebhook(id);
         }
         assertThat(bedrock.calls() - callsBefore).isEqualTo(4);
+        assertThat(badSignatures).isEmpty();
+    }
+
+    @Test
+    void withCallsInTheDrainerEachRequestIsCalledOnceWithoutAProcessorInvocationAndDeliveredOnce() {
+        Deployment deployment = new Deployment(300, true, 1, bedrock, Map.of("DISPATCH_MODE", "inline"),
+                new CountDownLatch(0), 900_000);
+        long callsBefore = bedrock.calls();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            ids.add(deployment.submit(body("nova-lite", "inline-" + System.nanoTime() + "-" + i, 60)));
+        }
+        String failing = deployment.submit(body("missing-model", "inline-error-" + System.nanoTime(), 60));
+
+        for (String id : ids) {
+            StateMachineHarness.Result result = deployment.awaitExecution(id);
+            assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
+            assertThat(result.statesEntered()).containsExactly("Admit");
+            JsonNode view = readTree(deployment.status(id).getBody());
+            assertThat(view.get("status").asText()).isEqualTo("SUCCEEDED");
+            assertThat(view.path("usage").path("outputTokens").asLong()).isPositive();
+            awaitWebhook(id);
+        }
+        StateMachineHarness.Result failed = deployment.awaitExecution(failing);
+        assertThat(failed.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(readTree(deployment.status(failing).getBody()).get("reason").asText()).isEqualTo("DEPENDENCY_ERROR");
+        awaitWebhook(failing);
+        assertThat(bedrock.calls() - callsBefore).as("one Bedrock call per request").isEqualTo(6);
+        assertThat(deployment.processorRuns).as("no Bedrock Processor invocation: the drainer made the calls")
+                .hasValue(0);
         assertThat(badSignatures).isEmpty();
     }
 

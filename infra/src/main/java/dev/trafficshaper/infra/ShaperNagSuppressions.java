@@ -62,7 +62,7 @@ public final class ShaperNagSuppressions {
                             + " a deliberate upgrade, not a drift")));
             List<Object> appliesTo = new ArrayList<>(List.of("Resource::*", RegexAppliesTo.builder().regex(objects)
                     .build()));
-            if (fn == stack.functions().bedrockProcessor()) {
+            if (fn == stack.functions().bedrockProcessor() || fn == stack.functions().queueProcessor()) {
                 appliesTo.add(RegexAppliesTo.builder()
                         .regex("/^Resource::arn:" + PARTITION + ":bedrock:\\*::foundation-model\\/.+$/g").build());
             }

@@ -40,20 +40,24 @@ class BackendPermissionsTest {
     }
 
     @Test
-    void theBedrockProcessorInvokesTheRuntimeModelsAndCreatesMantleInferences() {
-        List<IamPolicies.Statement> invoke = IamPolicies.of(template).statementsWithAction("bedrock:InvokeModel")
-                .stream().filter(s -> s.policy().startsWith("FunctionsBedrockProcessor")).toList();
-        assertThat(invoke).singleElement().satisfies(s -> assertThat(s.resources().toString())
-                .contains("foundation-model/anthropic.claude-haiku-v1:0")
-                .doesNotContain("openai.gpt-5.6").doesNotContain("claude-sonnet-5"));
+    void theProcessorsInvokeTheRuntimeModelsAndCreateMantleInferences() {
+        for (String caller : List.of("FunctionsBedrockProcessor", "FunctionsQueueProcessor")) {
+            List<IamPolicies.Statement> invoke = IamPolicies.of(template).statementsWithAction("bedrock:InvokeModel")
+                    .stream().filter(s -> s.policy().startsWith(caller)).toList();
+            assertThat(invoke).as(caller).singleElement().satisfies(s -> assertThat(s.resources().toString())
+                    .contains("foundation-model/anthropic.claude-haiku-v1:0")
+                    .doesNotContain("openai.gpt-5.6").doesNotContain("claude-sonnet-5"));
+        }
 
         List<IamPolicies.Statement> mantle = IamPolicies.of(template)
                 .statementsWithAction("bedrock-mantle:CreateInference");
-        assertThat(mantle).singleElement().satisfies(s -> {
-            assertThat(s.policy()).startsWith("FunctionsBedrockProcessor");
-            assertThat(s.actions()).containsExactly("bedrock-mantle:CreateInference");
-            assertThat(s.resources().toString()).contains(":bedrock-mantle:").contains(":project/*");
-        });
+        assertThat(mantle).as("the Bedrock Processor, and the drainer that makes its calls itself").hasSize(2)
+                .anySatisfy(s -> assertThat(s.policy()).startsWith("FunctionsBedrockProcessor"))
+                .anySatisfy(s -> assertThat(s.policy()).startsWith("FunctionsQueueProcessor"))
+                .allSatisfy(s -> {
+                    assertThat(s.actions()).containsExactly("bedrock-mantle:CreateInference");
+                    assertThat(s.resources().toString()).contains(":bedrock-mantle:").contains(":project/*");
+                });
     }
 
     @Test

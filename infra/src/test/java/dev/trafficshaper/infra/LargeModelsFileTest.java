@@ -60,6 +60,6 @@ class LargeModelsFileTest {
     void drainerReservationGrowsWithTheNumberOfModels() {
         template.hasResourceProperties("AWS::Lambda::Function", Map.of(
                 "FunctionName", "TrafficShaper-big-queue-processor",
-                "ReservedConcurrentExecutions", 2 * 40 + 2));
+                "ReservedConcurrentExecutions", 3 * 40 + 2));
     }
 }

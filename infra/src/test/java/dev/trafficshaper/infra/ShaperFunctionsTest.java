@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.infra.compute.ShaperFunctions;
+import dev.trafficshaper.lifecycle.DispatchMode;
 import dev.trafficshaper.lifecycle.DrainSettings;
+import dev.trafficshaper.lifecycle.DrainWindow;
 import dev.trafficshaper.lifecycle.InvocationService;
+import dev.trafficshaper.model.Backend;
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.PacerSettings;
+import dev.trafficshaper.quota.Quota;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,13 +67,13 @@ class ShaperFunctionsTest {
     }
 
     @Test
-    void onlyTheDrainerHasReservedConcurrencyTwoPerModelPlusTwo() {
+    void onlyTheDrainerHasReservedConcurrencyThreePerModelPlusTwo() {
         Map<String, Map<String, Object>> reserved = dev.findResources("AWS::Lambda::Function", Map.of(
                 "Properties", Map.of("ReservedConcurrentExecutions", Match.anyValue())));
         assertThat(reserved).hasSize(1);
         dev.hasResourceProperties("AWS::Lambda::Function", Map.of(
                 "FunctionName", "TrafficShaper-dev-queue-processor",
-                "ReservedConcurrentExecutions", 2 * 2 + 2));
+                "ReservedConcurrentExecutions", 3 * 2 + 2));
     }
 
     @Test
@@ -87,6 +93,11 @@ class ShaperFunctionsTest {
                 .isGreaterThan(10 * DrainSettings.defaults().leaseMillis());
         assertThat(handoffMillis).as("the hand-off margin outlasts a lease, so the successor finds it released")
                 .isGreaterThanOrEqualTo(DrainSettings.defaults().leaseMillis());
+        DrainWindow inline = DrainWindow.forInvocation(DispatchMode.INLINE, catalogModel(), 0, queueProcessorMillis);
+        assertThat(inline.stopByMillis()).as("calls in the drainer: it admits for minutes before it hands off,")
+                .isGreaterThanOrEqualTo(4 * 60_000L);
+        assertThat(inline.fits(inline.stopByMillis() + InvocationService.MAX_CALL.toMillis(), inline.stopByMillis()))
+                .as("and its longest call admitted at the hand-off still ends in its invocation").isTrue();
 
         long webhookWorstCase = ShaperFunctions.DELIVERY_BATCH * (5 + 5);
         assertThat(timeoutSeconds("notifier")).as("a batch of webhook attempts of 5 s connect and 5 s answer")
@@ -131,7 +142,7 @@ class ShaperFunctionsTest {
             "budget-manager,    QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
                     + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
             "queue-processor,   QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
-                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
+                    + " EVENT_BUS_NAME DELIVERY_QUEUE_URL DISPATCH_MODE INLINE_CALLS",
             "bedrock-processor, QUEUE_PROCESSOR_FUNCTION BEDROCK_PROCESSOR_FUNCTION POWERTOOLS_METRICS_NAMESPACE"
                     + " EVENT_BUS_NAME DELIVERY_QUEUE_URL",
             "finalizer,         POWERTOOLS_METRICS_NAMESPACE EVENT_BUS_NAME DELIVERY_QUEUE_URL",
@@ -185,8 +196,8 @@ class ShaperFunctionsTest {
                     + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
                     + " sqs:SendMessage events:PutEvents | write",
             "QueueProcessor   | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
-                    + " dynamodb:ConditionCheckItem dynamodb:Query dynamodb:BatchGetItem"
-                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
+                    + " dynamodb:ConditionCheckItem dynamodb:Query dynamodb:BatchGetItem s3:GetObject s3:PutObject"
+                    + " states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction bedrock:InvokeModel"
                     + " sqs:SendMessage events:PutEvents | write",
             "BedrockProcessor | dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem dynamodb:DeleteItem"
                     + " s3:GetObject s3:PutObject states:SendTaskSuccess states:SendTaskFailure lambda:InvokeFunction"
@@ -211,7 +222,7 @@ class ShaperFunctionsTest {
     void theDataKeyIsUsableOnlyThroughTheServicesEachFunctionCalls() {
         Map<String, List<String>> services = Map.of(
                 "Submit", List.of("dynamodb", "s3"), "BudgetManager", List.of("dynamodb"),
-                "QueueProcessor", List.of("dynamodb"), "BedrockProcessor", List.of("dynamodb", "s3"),
+                "QueueProcessor", List.of("dynamodb", "s3"), "BedrockProcessor", List.of("dynamodb", "s3"),
                 "Finalizer", List.of("dynamodb"), "Status", List.of("dynamodb", "s3"),
                 "Notifier", List.of("dynamodb", "s3", "secretsmanager"));
         services.forEach((function, expected) -> {
@@ -233,7 +244,7 @@ class ShaperFunctionsTest {
         List<IamPolicies.Statement> objects = IamPolicies.of(dev).all().stream()
                 .filter(statement -> statement.actions().stream().anyMatch(action -> action.startsWith("s3:")))
                 .toList();
-        assertThat(objects).hasSize(4).allSatisfy(statement -> assertThat(statement.resources().toString())
+        assertThat(objects).hasSize(5).allSatisfy(statement -> assertThat(statement.resources().toString())
                 .contains("Payloads").endsWith("/" + S3PayloadObjects.PREFIX + "*]]}]"));
     }
 
@@ -283,15 +294,29 @@ class ShaperFunctionsTest {
     }
 
     @Test
-    void onlyTheBedrockProcessorInvokesBedrockAndOnlyTheConfiguredModels() {
+    void onlyTheBedrockProcessorAndTheDrainerThatCallsItselfInvokeBedrockAndOnlyTheConfiguredModels() {
         List<IamPolicies.Statement> statements = IamPolicies.of(dev).statementsWithAction("bedrock:InvokeModel");
         assertThat(statements).extracting(IamPolicies.Statement::policy)
-                .allMatch(policy -> policy.startsWith("FunctionsBedrockProcessor")).hasSize(1);
-        assertThat(statements.get(0).actions()).containsExactly("bedrock:InvokeModel");
-        assertThat(statements.get(0).resources().toString())
-                .contains("foundation-model/amazon.nova-lite-v1:0")
-                .contains("inference-profile/us.anthropic.claude-sonnet-4-20250514-v1:0")
-                .contains(":bedrock:*::foundation-model/anthropic.claude-sonnet-4-20250514-v1:0");
+                .anyMatch(policy -> policy.startsWith("FunctionsBedrockProcessor"))
+                .anyMatch(policy -> policy.startsWith("FunctionsQueueProcessor"))
+                .hasSize(2);
+        for (IamPolicies.Statement statement : statements) {
+            assertThat(statement.actions()).containsExactly("bedrock:InvokeModel");
+            assertThat(statement.resources().toString())
+                    .contains("foundation-model/amazon.nova-lite-v1:0")
+                    .contains("inference-profile/us.anthropic.claude-sonnet-4-20250514-v1:0")
+                    .contains(":bedrock:*::foundation-model/anthropic.claude-sonnet-4-20250514-v1:0");
+        }
+    }
+
+    @Test
+    void theDrainerIsDeployedToMakeItsCallsItselfAndTheProcessorKeepsTheAsynchronousPath() {
+        Map<String, Object> drainer = variables(function("queue-processor"));
+        assertThat(drainer).containsEntry("DISPATCH_MODE", "inline")
+                .containsEntry("INLINE_CALLS", Integer.toString(DrainSettings.DEFAULT_INLINE_CALLS));
+        assertThat(drainer.get("BEDROCK_PROCESSOR_FUNCTION").toString())
+                .contains(":function:TrafficShaper-dev-bedrock-processor:live");
+        assertThat(variables(function("bedrock-processor"))).doesNotContainKey("DISPATCH_MODE");
     }
 
     @Test
@@ -309,6 +334,12 @@ class ShaperFunctionsTest {
     }
 
     @SuppressWarnings("unchecked")
+    /** A model whose requests may wait an hour, so its calls may last the full 10 minutes. */
+    private static ModelConfig catalogModel() {
+        return new ModelConfig("m", "amazon.nova-lite-v1:0", Backend.CONVERSE, Quota.tokensPerMinute(1_000_000), 1_000,
+                100_000, PacerSettings.defaults(), 2, 900, 3_600, null);
+    }
+
     private static Map<String, Object> variables(Map<String, Object> function) {
         Map<String, Object> properties = (Map<String, Object>) function.get("Properties");
         return (Map<String, Object>) ((Map<String, Object>) properties.get("Environment")).get("Variables");

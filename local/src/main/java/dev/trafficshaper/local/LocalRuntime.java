@@ -11,6 +11,8 @@ import dev.trafficshaper.delivery.OutcomeEvents;
 import dev.trafficshaper.delivery.ScheduledWebhookQueue;
 import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.lifecycle.AdmissionService;
+import dev.trafficshaper.lifecycle.DispatchMode;
+import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
@@ -48,7 +50,10 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
  * are tried on the same schedule as the SQS delivery queue on AWS, each attempt on a small pool
  * with a short timeout.
  *
- * <p>One drainer thread per model runs while there is work; every second the {@link SafetyNet}
+ * <p>One drainer thread per model runs while there is work and makes the Bedrock calls itself, as
+ * the Queue Processor does on AWS ({@code DispatchMode.INLINE}: up to {@code invokerThreads} at
+ * once, with no time limit to fit them in); a call that finds every thread busy, and the sweeper's
+ * re-dispatch, go to the invoker pool as the asynchronous Bedrock Processor. Every second the {@link SafetyNet}
  * sweeps, as the 1-minute schedule does on AWS: it wakes a drainer for any model with queued work
  * and no lease, and expires the overdue items of such models. Each model keeps one pacer for the
  * life of the process ({@link KeptPacers}), so a drainer that starts again soon after the last one
@@ -120,6 +125,7 @@ public final class LocalRuntime implements AutoCloseable {
                         .callbacks(b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local())
                         .maxBodyBytes(maxBodyBytes)
                         .delivery(b.webhookSchedule)
+                        .drain(DrainSettings.defaults().withDispatch(DispatchMode.INLINE, b.invokerThreads))
                         .build())
                 .build());
         queueLeftoverWebhooks(stores);
@@ -196,7 +202,7 @@ public final class LocalRuntime implements AutoCloseable {
     /**
      * Queues again the webhooks a stopped process left waiting: its delivery queue was in memory,
      * but the table says which ended requests have a webhook neither delivered nor dead-lettered.
-     * One whose Deliver step never ran gets it now (event and webhook); one already queued gets its
+     * One whose delivery was never handed off gets it now (event and webhook); one already queued gets its
      * next attempt, its count going on from the stored one. A receiver may see a webhook twice
      * (it deduplicates on {@code X-Shaper-Delivery-Id}); none is lost.
      */
@@ -216,7 +222,7 @@ public final class LocalRuntime implements AutoCloseable {
         }
     }
 
-    /** The Bedrock Processor's asynchronous invoke: one call on the invoker pool. */
+    /** The Bedrock Processor's asynchronous invoke: one call on the invoker pool (the drainer's own threads busy, or a sweep). */
     private void dispatch(String modelKey, String requestId) {
         invokers.execute(() -> services.invocations().process(requestId));
     }

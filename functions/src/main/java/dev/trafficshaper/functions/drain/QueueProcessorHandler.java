@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestHandler;
 import dev.trafficshaper.functions.Shaper;
 import dev.trafficshaper.functions.SnapStartPriming;
 import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.DrainWindow;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,15 +15,16 @@ import dev.trafficshaper.functions.Logs;
 
 /**
  * The Queue Processor. Invoked with {@code {"model": key}} (a wake-up) it drains that model until
- * idle or until {@value #HANDOFF_MARGIN_MILLIS} ms before the function's time limit, then hands
- * off. Invoked by the 1-minute schedule (no model) it runs the safety net ({@link SafetyNet}): a
- * drainer for every model with queued work and no lease holder, and the overdue items of those
- * models expired.
+ * idle or until its handoff time, then hands off: dispatching asynchronously, {@value #HANDOFF_MARGIN_MILLIS} ms
+ * before the function's time limit; running calls itself, early enough for its longest call to end
+ * before that limit ({@link DrainWindow}), and it returns once its calls have ended. Invoked by the
+ * 1-minute schedule (no model) it runs the safety net ({@link SafetyNet}): a drainer for every
+ * model with queued work and no lease holder, and the overdue items of those models expired.
  */
 public final class QueueProcessorHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
 
     /** Time kept back for the last admissions, the status publish and the handoff. */
-    static final long HANDOFF_MARGIN_MILLIS = 30_000;
+    static final long HANDOFF_MARGIN_MILLIS = DrainWindow.HANDOFF_MARGIN_MILLIS;
     private static final Logger LOG = LoggerFactory.getLogger(QueueProcessorHandler.class);
 
     private final Shaper shaper;
@@ -52,9 +54,10 @@ public final class QueueProcessorHandler implements RequestHandler<Map<String, O
             if (model == null) {
                 return sweep(now);
             }
-            long stopBy = now + context.getRemainingTimeInMillis() - HANDOFF_MARGIN_MILLIS;
+            long end = now + context.getRemainingTimeInMillis();
             try {
-                DrainService.Report report = shaper.drains().drain(model.toString(), context.getAwsRequestId(), stopBy);
+                DrainService.Report report = shaper.drains().drainInvocation(model.toString(),
+                        context.getAwsRequestId(), now, end);
                 LOG.info("drain ended: {}", report);
                 Map<String, Object> result = new LinkedHashMap<>();
                 result.put("model", report.modelKey());

@@ -6,6 +6,8 @@ import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.infra.config.ModelsConfiguration;
 import dev.trafficshaper.infra.config.ResourceNames;
 import dev.trafficshaper.delivery.DeliverySchedule;
+import dev.trafficshaper.lifecycle.DispatchMode;
+import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.lifecycle.InvocationService;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,6 +57,12 @@ public final class ShaperFunctions extends Construct {
     public static final String WEBHOOK_MAX_ATTEMPTS = "WEBHOOK_MAX_ATTEMPTS";
     public static final String WEBHOOK_FIRST_RETRY_SECONDS = "WEBHOOK_FIRST_RETRY_SECONDS";
     public static final String WEBHOOK_MAX_RETRY_SECONDS = "WEBHOOK_MAX_RETRY_SECONDS";
+    /** How the drainer sends admitted requests to Bedrock: {@code inline} (it calls) or {@code async}. */
+    public static final String DISPATCH_MODE = "DISPATCH_MODE";
+    /** The most calls one drainer runs itself at once; one more goes to the Bedrock Processor. */
+    public static final String INLINE_CALLS = "INLINE_CALLS";
+    /** The dispatch mode the stack deploys. */
+    public static final DispatchMode DEPLOYED_DISPATCH = DispatchMode.INLINE;
 
     public static final String POWERTOOLS_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME";
     public static final String POWERTOOLS_LOG_LEVEL = "POWERTOOLS_LOG_LEVEL";
@@ -113,16 +121,23 @@ public final class ShaperFunctions extends Construct {
             "dev.trafficshaper.functions.budget.BudgetManagerHandler",
             "Admit task: enqueues to a shard with the task token, wakes the drainer if none runs",
             1024, Duration.seconds(30), null, concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
-    /** Reserved concurrency is set per deployment: see {@link #drainerConcurrency(int)}. */
+    /**
+     * Reserved concurrency is set per deployment: see {@link #drainerConcurrency(int)}. It makes the
+     * Bedrock calls that fit in its invocation itself, up to {@code INLINE_CALLS} at once: 1,024 MB
+     * holds their threads and bodies (a call waits on the network, so CPU is not what it needs).
+     */
     public static final FunctionSpec QUEUE_PROCESSOR = new FunctionSpec("queue-processor",
             "dev.trafficshaper.functions.drain.QueueProcessorHandler",
-            "Drains the model queues at the paced rate; holds one lease per model, hands off before the time limit",
-            1024, Duration.minutes(15), null, concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF));
+            "Drains the model queues at the paced rate and makes the Bedrock calls that fit in its invocation;"
+                    + " holds one lease per model, hands off before the time limit",
+            1024, Duration.minutes(15), null, concat(concat(ASYNC_INVOKES_AND_METRICS, DELIVERY_HANDOFF),
+                    List.of(DISPATCH_MODE, INLINE_CALLS)));
     /**
-     * The Bedrock Processor spends almost all of its billed time waiting for Bedrock's answer, and
-     * is billed per MB for it: 256 MB is enough for its clients and one request's bodies (the
-     * lifecycle's whole JVM, every function's clients in one, holds well under 100 MB live; see
-     * docs/cost-model.md) and halves the largest Lambda line of the bill against 512 MB.
+     * The asynchronous path: calls that do not fit in a drainer's invocation, or find its threads
+     * busy, and the sweeper's re-dispatches. It spends almost all of its billed time waiting for
+     * Bedrock's answer, and is billed per MB for it: 256 MB is enough for its clients and one
+     * request's bodies (the lifecycle's whole JVM, every function's clients in one, holds well under
+     * 100 MB live; see docs/cost-model.md) and costs half of 512 MB for the same wait.
      */
     public static final int BEDROCK_PROCESSOR_MEMORY_MB = 256;
     public static final FunctionSpec BEDROCK_PROCESSOR = new FunctionSpec("bedrock-processor",
@@ -186,6 +201,8 @@ public final class ShaperFunctions extends Construct {
         values.put(QUEUE_PROCESSOR_FUNCTION, names.functionAliasArn(this, QUEUE_PROCESSOR.purpose()));
         values.put(BEDROCK_PROCESSOR_FUNCTION, names.functionAliasArn(this, BEDROCK_PROCESSOR.purpose()));
         values.put(WEBHOOK_SECRET_ARN, props.webhookSecret().getSecretArn());
+        values.put(DISPATCH_MODE, DEPLOYED_DISPATCH.configName());
+        values.put(INLINE_CALLS, Integer.toString(DrainSettings.DEFAULT_INLINE_CALLS));
 
         this.bedrockProcessorDeadLetters = Queue.Builder.create(this, "BedrockProcessorDeadLetters")
                 .encryption(QueueEncryption.SQS_MANAGED)
@@ -240,16 +257,17 @@ public final class ShaperFunctions extends Construct {
     }
 
     /**
-     * The Queue Processor's reserved concurrency: per model, the lease-holding drainer and, during a
-     * hand-off, its successor (the predecessor is still publishing and releasing when the successor
-     * starts); plus two for the 1-minute safety-net run and a wake-up that arrives while a model's
-     * two slots are taken. Other wake-ups find the lease held and return within a few hundred
+     * The Queue Processor's reserved concurrency: per model, the lease-holding drainer, its successor
+     * during a hand-off (the predecessor is still publishing and releasing when the successor
+     * starts), and a predecessor still finishing the calls it made after it handed off (seconds
+     * usually, as long as Bedrock takes); plus two for the 1-minute safety-net run and a wake-up that
+     * arrives while a model's slots are taken. Other wake-ups find the lease held and return within a few hundred
      * milliseconds; those the cap throttles are retried by Lambda for up to a minute, then dropped,
      * which is harmless because the running drainer already sees the work. The cap keeps a burst of
      * wake-ups from starving the account's concurrency.
      */
     public static int drainerConcurrency(int models) {
-        return 2 * models + 2;
+        return 3 * models + 2;
     }
 
     private void putModelsConfiguration(ModelsConfiguration models) {
@@ -351,9 +369,12 @@ public final class ShaperFunctions extends Construct {
         // admissions (BatchGetItem), status board (PutItem, GetItem); resume an expired request's
         // workflow; dispatch to the Bedrock Processor; wake a successor.
         // The sweeper (in the drainer and the safety net) also Queries the sparse unsettled index.
+        // The calls it makes itself (inline dispatch) are the Bedrock Processor's: the body and the
+        // result (Get/PutObject when large), the usage (PutItem), the model's backend.
         queueProcessor.allow(statement(List.of(GET_ITEM, PUT_ITEM, UPDATE_ITEM, DELETE_ITEM, CONDITION_CHECK_ITEM,
                 QUERY, BATCH_GET_ITEM), props.table().tableArn(), props.table().unsettledIndexArn()));
-        queueProcessor.allow(key(true, DYNAMODB));
+        queueProcessor.allow(payloadObjects("s3:GetObject", "s3:PutObject"));
+        queueProcessor.allow(key(true, DYNAMODB, S3));
         queueProcessor.allow(statement(TASK_RESPONSE, stateMachine));
         allowDeliveryHandoff(queueProcessor);
         queueProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias, bedrockProcessorAlias));
@@ -371,12 +392,14 @@ public final class ShaperFunctions extends Construct {
         allowDeliveryHandoff(bedrockProcessor);
         bedrockProcessor.allow(statement(List.of("lambda:InvokeFunction"), queueProcessorAlias));
         List<String> runtimeModels = BedrockModelArns.of(this, props.models().models());
-        if (!runtimeModels.isEmpty()) {
-            bedrockProcessor.allow(statement(List.of("bedrock:InvokeModel"), runtimeModels.toArray(String[]::new)));
-        }
-        if (BedrockModelArns.usesMantle(props.models().models())) {
-            bedrockProcessor.allow(statement(List.of("bedrock-mantle:CreateInference"),
-                    BedrockModelArns.mantleProjects(this)));
+        for (ShaperFunction caller : List.of(bedrockProcessor, queueProcessor)) {
+            if (!runtimeModels.isEmpty()) {
+                caller.allow(statement(List.of("bedrock:InvokeModel"), runtimeModels.toArray(String[]::new)));
+            }
+            if (BedrockModelArns.usesMantle(props.models().models())) {
+                caller.allow(statement(List.of("bedrock-mantle:CreateInference"),
+                        BedrockModelArns.mantleProjects(this)));
+            }
         }
 
         // Finalizer: find (GetItem), expire (UpdateItem, DeleteItem) or fail (UpdateItem); store a

@@ -8,6 +8,7 @@ import dev.trafficshaper.loadtest.report.ComparisonTable;
 import dev.trafficshaper.loadtest.report.ResultFile;
 import dev.trafficshaper.loadtest.report.SweepTable;
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
+import dev.trafficshaper.lifecycle.DispatchMode;
 import dev.trafficshaper.loadtest.scenario.Deployment;
 import dev.trafficshaper.loadtest.scenario.Scenario;
 import dev.trafficshaper.loadtest.scenario.ScenarioFile;
@@ -85,6 +86,12 @@ final class SimulateCommand implements Callable<Integer> {
                     + " crash half-way through the arrivals).")
     String deployment;
 
+    @Option(names = "--dispatch", paramLabel = "MODE",
+            description = "How the production drainer sends calls: async (the scenario's default: an asynchronous"
+                    + " invoke of the Bedrock Processor each) or inline (the drainer makes the calls that fit in its"
+                    + " invocation itself).")
+    String dispatch;
+
     @Override
     public Integer call() {
         if (all == (scenario != null)) {
@@ -127,6 +134,9 @@ final class SimulateCommand implements Callable<Integer> {
         }
         if (deployment != null) {
             chosen = withDeployment(chosen, deployment);
+        }
+        if (dispatch != null) {
+            chosen = chosen.withDeployment(chosen.deployment().withDispatchMode(DispatchMode.parse(dispatch)));
         }
         if (headroom != null) {
             chosen = withHeadroom(chosen, headroom);

@@ -1,5 +1,7 @@
 package dev.trafficshaper.loadtest.scenario;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import dev.trafficshaper.lifecycle.DispatchMode;
 import java.util.List;
 
 /**
@@ -16,15 +18,27 @@ import java.util.List;
  * @param drainerCrashSeconds   times (seconds into the run) at which the drainer then running, or
  *                              the next one to run, dies without releasing its lease; its lease
  *                              expires and the 1-minute safety net wakes a successor
+ * @param dispatchMode          {@code ASYNC} (each admitted request an asynchronous invoke of the
+ *                              Bedrock Processor, the default) or {@code INLINE} (the drainer makes
+ *                              the calls that fit in its invocation itself: no invoke delay and no
+ *                              cold start, Bedrock's latency and the settlement delay still; it
+ *                              hands off by {@link dev.trafficshaper.lifecycle.DrainWindow}'s rule
+ *                              within an invocation of {@code drainerLimitSeconds} + 30 s)
  */
 public record Deployment(LambdaModel dispatch, long settlementDelayMillis, long drainerLimitSeconds,
-                         List<Long> drainerCrashSeconds) {
+                         List<Long> drainerCrashSeconds, DispatchMode dispatchMode) {
 
-    /** The deployment as configured by the CDK app, on a quiet day. */
+    /** The deployment as configured by the CDK app, on a quiet day, dispatching asynchronously. */
     public static final Deployment DEFAULT = new Deployment(LambdaModel.DEFAULT, 30, 870, List.of());
+
+    public Deployment(LambdaModel dispatch, long settlementDelayMillis, long drainerLimitSeconds,
+                      List<Long> drainerCrashSeconds) {
+        this(dispatch, settlementDelayMillis, drainerLimitSeconds, drainerCrashSeconds, DispatchMode.ASYNC);
+    }
 
     public Deployment {
         dispatch = dispatch == null ? LambdaModel.DEFAULT : dispatch;
+        dispatchMode = dispatchMode == null ? DispatchMode.ASYNC : dispatchMode;
         drainerCrashSeconds = drainerCrashSeconds == null ? List.of() : List.copyOf(drainerCrashSeconds);
         if (settlementDelayMillis < 0 || drainerLimitSeconds < 10) {
             throw new IllegalArgumentException("deployment: settlementDelayMillis must not be negative and"
@@ -43,5 +57,16 @@ public record Deployment(LambdaModel dispatch, long settlementDelayMillis, long 
      */
     public static Deployment pessimistic(long crashAtSeconds) {
         return new Deployment(LambdaModel.PESSIMISTIC, 500, 120, List.of(crashAtSeconds));
+    }
+
+    /** This deployment with {@code mode}. */
+    public Deployment withDispatchMode(DispatchMode mode) {
+        return new Deployment(dispatch, settlementDelayMillis, drainerLimitSeconds, drainerCrashSeconds, mode);
+    }
+
+    /** The Queue Processor's whole invocation: its drain time plus the 30 s it keeps back. */
+    @JsonIgnore
+    public long drainerInvocationMillis() {
+        return (drainerLimitSeconds + 30) * 1_000;
     }
 }

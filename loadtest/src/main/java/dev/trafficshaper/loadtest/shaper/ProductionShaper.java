@@ -4,7 +4,10 @@ import dev.trafficshaper.bedrock.BedrockOutcome;
 import dev.trafficshaper.bedrock.TransientKind;
 import dev.trafficshaper.lease.InMemoryDrainerLeases;
 import dev.trafficshaper.lifecycle.AdmissionService;
+import dev.trafficshaper.lifecycle.DispatchMode;
 import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.DrainSettings;
+import dev.trafficshaper.lifecycle.InlineCalls;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.InMemoryModelStatusBoard;
 import dev.trafficshaper.lifecycle.InvocationService;
@@ -63,6 +66,12 @@ import java.util.SplittableRandom;
  * <p>The run's backlog (for utilization) is the queue: a request is waiting from its arrival until
  * the drainer admits it, and again from a requeue, as the look-alike it replaces counted. Its
  * reported wait runs from its arrival to the start of the call that ended it.
+ *
+ * <p>With the deployment's {@code INLINE} dispatch mode the drainer makes the calls that fit in its
+ * invocation itself ({@link SimulatedInlineCalls}): each starts when the drainer hands it over,
+ * the drainer's instance stays busy until its last call has ended, and a crash takes its calls
+ * with it. Calls that do not fit, and the sweeper's re-dispatches, still go to the simulated
+ * Bedrock Processor.
  */
 public final class ProductionShaper implements Strategy {
 
@@ -88,6 +97,8 @@ public final class ProductionShaper implements Strategy {
     private final SafetyNet safetyNet;
     private final SimulatedLambda queueProcessors;
     private final SimulatedLambda bedrockProcessors;
+    /** The drainer's own calls; null when the deployment dispatches asynchronously. */
+    private final SimulatedInlineCalls inlineCalls;
     private final Map<String, Tracked> byId = new HashMap<>();
     /**
      * Every request's body, built once: nothing reads its text in virtual time, and parsing and
@@ -101,6 +112,7 @@ public final class ProductionShaper implements Strategy {
     private long handoffs;
     private long crashes;
     private long staleRequeues;
+    private long dispatched;
 
     /** One simulated request as the strategy follows it. */
     private static final class Tracked {
@@ -129,9 +141,17 @@ public final class ProductionShaper implements Strategy {
                 .callback(this::resume).wake(this::wake).clock(clock::nowMillis).build();
         Sweeper sweeper = Sweeper.create(queue, requests, invocations, this::dispatch, this::resume,
                 ShaperMetrics.NONE);
-        this.drains = DrainService.builder().catalog(catalog).queue(queue).requests(requests).leases(leases)
-                .board(new InMemoryModelStatusBoard()).dispatch(this::dispatch).wake(this::wake)
-                .callback(this::resume).handoff(new StoredPacerHandoff()).clock(clock).sweeper(sweeper).build();
+        boolean inline = deployment.dispatchMode() == DispatchMode.INLINE;
+        this.inlineCalls = inline ? new SimulatedInlineCalls(DrainSettings.DEFAULT_INLINE_CALLS, this::callInline)
+                : null;
+        DrainService.Builder drainer = DrainService.builder().catalog(catalog).queue(queue).requests(requests)
+                .leases(leases).board(new InMemoryModelStatusBoard()).dispatch(this::dispatch).wake(this::wake)
+                .callback(this::resume).handoff(new StoredPacerHandoff()).clock(clock).sweeper(sweeper);
+        if (inline) {
+            drainer.settings(DrainSettings.defaults().withDispatch(DispatchMode.INLINE,
+                    DrainSettings.DEFAULT_INLINE_CALLS)).inline(inlineCalls);
+        }
+        this.drains = drainer.build();
         this.finalizer = Finalizer.create(requests, queue, ShaperMetrics.NONE);
         this.safetyNet = SafetyNet.builder().catalog(catalog).queue(queue).leases(leases).wake(this::wake)
                 .callback(this::resume).sweeper(sweeper).build();
@@ -182,7 +202,9 @@ public final class ProductionShaper implements Strategy {
     @Override
     public DrainerActivity drainerActivity() {
         return new DrainerActivity(drainerInvocations, leaseGranted, handoffs, crashes, staleRequeues,
-                bedrockProcessors.coldStarts(), bedrockProcessors.maxBusy());
+                bedrockProcessors.coldStarts(), bedrockProcessors.maxBusy(), deployment.dispatchMode().configName(),
+                inlineCalls == null ? 0 : inlineCalls.started(), dispatched, queueProcessors.busyMillis() / 1_000.0,
+                bedrockProcessors.busyMillis() / 1_000.0);
     }
 
     /** {@code DrainerWake}: an asynchronous invocation of the Queue Processor. */
@@ -195,8 +217,14 @@ public final class ProductionShaper implements Strategy {
     private void drain(Runnable instanceFree) {
         long start = clock.nowMillis();
         String owner = "drainer-" + drainerInvocations + "@" + run.now();
+        SimulatedInlineCalls.Invocation invocation = new SimulatedInlineCalls.Invocation();
+        if (inlineCalls != null) {
+            inlineCalls.enter(invocation);
+        }
         try {
-            DrainService.Report report = drains.drain(MODEL, owner, start + deployment.drainerLimitSeconds() * 1_000);
+            DrainService.Report report = inlineCalls == null
+                    ? drains.drain(MODEL, owner, start + deployment.drainerLimitSeconds() * 1_000)
+                    : drains.drainInvocation(MODEL, owner, start, start + deployment.drainerInvocationMillis());
             if (report.leaseGranted()) {
                 leaseGranted++;
             }
@@ -206,16 +234,48 @@ public final class ProductionShaper implements Strategy {
         } catch (DrainerCrash e) {
             leaseGranted++;
             crashes++;
+            invocation.crash();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("a simulated drain cannot be interrupted", e);
         } finally {
-            instanceFree.run();
+            if (inlineCalls != null) {
+                inlineCalls.leave();
+            }
+            // the invocation returns once the calls it made have ended
+            invocation.whenIdle(instanceFree);
         }
+    }
+
+    /** A call in the drainer: the Bedrock Processor's steps at once, ended only if the drainer still runs. */
+    private void callInline(String requestId, SimulatedInlineCalls.Invocation owner, InlineCalls.CallEnded onEnd) {
+        InvocationService.Start start = invocations.begin(requestId);
+        if (start instanceof InvocationService.NoCall none) {
+            if (none.result() == InvocationService.Result.STALE) {
+                staleRequeues++;
+            }
+            owner.ended();
+            onEnd.ended(requestId, none.record());
+            return;
+        }
+        InvocationService.Call call = (InvocationService.Call) start;
+        Tracked tracked = byId.get(requestId);
+        run.send(tracked.request, outcome -> run.loop().after(deployment.settlementDelayMillis(), () -> {
+            if (!owner.alive()) {
+                return; // died with its drainer: the request stays INVOKING for the sweeper
+            }
+            InvocationService.Ended ended = invocations.completeToEnd(call, outcome(tracked.request, outcome));
+            if (ended.result() == InvocationService.Result.REQUEUED) {
+                run.metrics().requeued();
+            }
+            owner.ended();
+            onEnd.ended(requestId, ended.record());
+        }));
     }
 
     /** {@code InvocationDispatch}: an asynchronous invocation of the Bedrock Processor. */
     private void dispatch(String modelKey, String requestId) {
+        dispatched++;
         bedrockProcessors.invoke(instanceFree -> process(requestId, instanceFree));
     }
 

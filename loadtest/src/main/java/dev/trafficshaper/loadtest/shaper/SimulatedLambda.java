@@ -29,6 +29,7 @@ final class SimulatedLambda {
     private int busy;
     private long coldStarts;
     private int maxBusy;
+    private long busyMillis;
 
     SimulatedLambda(EventLoop loop, LambdaModel model, SplittableRandom random) {
         this.loop = loop;
@@ -50,6 +51,11 @@ final class SimulatedLambda {
         return maxBusy;
     }
 
+    /** Instance time billed so far: cold starts and handlers, from start to free. */
+    long busyMillis() {
+        return busyMillis;
+    }
+
     private void arrive(Consumer<Runnable> handler) {
         long now = loop.now();
         while (!idle.isEmpty() && now - idle.peekLast().sinceMillis() > model.warmSeconds() * 1_000) {
@@ -66,6 +72,7 @@ final class SimulatedLambda {
             maxBusy = Math.max(maxBusy, busy);
             loop.after(model.coldStartMillis(), () -> {
                 busy--;
+                busyMillis += model.coldStartMillis();
                 run(handler);
             });
         } else {
@@ -77,12 +84,14 @@ final class SimulatedLambda {
         busy++;
         maxBusy = Math.max(maxBusy, busy);
         boolean[] freed = new boolean[1];
+        long start = loop.now();
         handler.accept(() -> {
             if (freed[0]) {
                 throw new IllegalStateException("an instance was freed twice");
             }
             freed[0] = true;
             busy--;
+            busyMillis += loop.now() - start;
             Consumer<Runnable> waiting = backlog.pollFirst();
             if (waiting != null) {
                 run(waiting);

@@ -5,16 +5,16 @@ package dev.trafficshaper.aws;
  *
  * <p>Why: {@code HttpURLConnection} keeps at most {@code http.maxConnections} idle connections per
  * destination, 5 unless told otherwise. The drainer reads every queue shard at once (one thread per
- * shard, up to {@code DynamoDbRequestQueue}'s pool) and dispatches up to 64 Bedrock Processor
- * invocations at once; with 5 kept, every call beyond the fifth in a round opens a new TLS
- * connection, which costs more than the call. The JDK reads the property when it first keeps a
+ * shard, up to {@code DynamoDbRequestQueue}'s pool), dispatches up to 64 Bedrock Processor
+ * invocations at once and makes up to 256 Bedrock calls itself (inline dispatch); with 5 kept,
+ * every call beyond the fifth in a round opens a new TLS connection, which costs more than the call. The JDK reads the property when it first keeps a
  * connection, so it must be set before the first AWS call, once per process; a value the operator
  * set (for example in {@code JAVA_TOOL_OPTIONS}) is left alone.
  */
 public final class HttpKeepAlive {
 
     /** Connections per host kept alive: the most any of our pools has in flight to one endpoint. */
-    public static final int CONNECTIONS_PER_HOST = 64;
+    public static final int CONNECTIONS_PER_HOST = 256;
 
     static final String PROPERTY = "http.maxConnections";
 

@@ -29,7 +29,7 @@ class HttpKeepAliveTest {
         System.clearProperty(HttpKeepAlive.PROPERTY);
 
         assertThat(HttpKeepAlive.ensure()).isEqualTo(HttpKeepAlive.CONNECTIONS_PER_HOST);
-        assertThat(System.getProperty(HttpKeepAlive.PROPERTY)).isEqualTo("64");
+        assertThat(System.getProperty(HttpKeepAlive.PROPERTY)).isEqualTo("256");
     }
 
     @Test

@@ -4,14 +4,18 @@ import dev.trafficshaper.delivery.Notifier;
 import dev.trafficshaper.delivery.StatusService;
 import dev.trafficshaper.delivery.WebhookSender;
 import dev.trafficshaper.lifecycle.AdmissionService;
+import dev.trafficshaper.lifecycle.DispatchMode;
 import dev.trafficshaper.lifecycle.DrainService;
+import dev.trafficshaper.lifecycle.DrainSettings;
 import dev.trafficshaper.lifecycle.Finalizer;
 import dev.trafficshaper.lifecycle.HandoffThenResume;
+import dev.trafficshaper.lifecycle.InlineCalls;
 import dev.trafficshaper.lifecycle.WorkflowCallback;
 import dev.trafficshaper.lifecycle.Sweeper;
 import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.SubmissionService;
+import dev.trafficshaper.lifecycle.ThreadedInlineCalls;
 import dev.trafficshaper.submission.SubmissionParser;
 
 /**
@@ -65,7 +69,10 @@ public final class ShaperServices {
         return admissions.get();
     }
 
-    /** The Queue Processor: one lease holder per model paces and dispatches. */
+    /**
+     * The Queue Processor: one lease holder per model paces and dispatches; with the drain settings'
+     * {@link DispatchMode#INLINE} it runs the calls that fit itself, through {@link #invocations()}.
+     */
     public DrainService drains() {
         return drains.get();
     }
@@ -119,6 +126,10 @@ public final class ShaperServices {
     }
 
     private DrainService newDrains() {
+        DrainSettings drain = ports.settings().drain();
+        // Calls in the drainer use the Bedrock Processor's own service (and so the model invoker) only in inline mode.
+        InlineCalls inline = drain.dispatchMode() == DispatchMode.INLINE
+                ? ThreadedInlineCalls.create(invocations(), drain.inlineCalls()) : null;
         return DrainService.builder()
                 .catalog(ports.catalog())
                 .queue(ports.queue())
@@ -133,6 +144,7 @@ public final class ShaperServices {
                 .clock(ports.clock())
                 .settings(ports.settings().drain())
                 .sweeper(newSweeper())
+                .inline(inline)
                 .build();
     }
 

@@ -11,9 +11,13 @@ import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.queue.AdmitResult;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
+import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.request.TransitionResult;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The Queue Processor: while it holds a model's lease, reads the queue heads, lets the pacer pick
@@ -29,6 +33,12 @@ import java.util.Optional;
  * look once more so an enqueue that raced the release is not stranded, and stop);
  * <b>out of time</b> (the caller's stop time is near: hand the pacer's state over through the
  * status board, release, and wake a successor).
+ *
+ * <p>Calls in the drainer ({@link DispatchMode#INLINE}, with {@link InlineCalls}): a request whose
+ * call fits in the drainer's {@link DrainWindow} runs on one of the drainer's threads instead of
+ * being dispatched; its end is fed to the core on the loop's thread, without a status read. None
+ * starts once the lease is lost. After the session ends — successor woken, lease released — the
+ * drain waits for its calls to end before it returns.
  */
 public final class DrainService {
 
@@ -45,6 +55,7 @@ public final class DrainService {
     private final DrainClock clock;
     private final DrainSettings settings;
     private final Sweeper sweeper;
+    private final InlineCalls inline;
 
     private DrainService(Builder b) {
         this.catalog = b.catalog;
@@ -60,6 +71,7 @@ public final class DrainService {
         this.clock = b.clock;
         this.settings = b.settings;
         this.sweeper = b.sweeper;
+        this.inline = b.inline;
     }
 
     public static Builder builder() {
@@ -76,6 +88,29 @@ public final class DrainService {
      * Returns at once when another drainer holds the lease.
      */
     public Report drain(String modelKey, String owner, long stopByMillis) throws InterruptedException {
+        return drain(modelKey, owner, DrainWindow.until(stopByMillis));
+    }
+
+    /**
+     * Drains {@code modelKey} within an invocation that started at {@code nowMillis} and is cut off
+     * at {@code endMillis}: stops admitting, and hands off, when {@link DrainWindow#forInvocation}
+     * says for the configured dispatch mode, and returns once the calls it ran itself have ended.
+     */
+    public Report drainInvocation(String modelKey, String owner, long nowMillis, long endMillis)
+            throws InterruptedException {
+        return drain(modelKey, owner, DrainWindow.forInvocation(mode(), catalog.require(modelKey), nowMillis,
+                endMillis));
+    }
+
+    /** The dispatch mode in force: inline only when configured and given {@link InlineCalls}. */
+    public DispatchMode mode() {
+        return inline != null && settings.dispatchMode() == DispatchMode.INLINE ? DispatchMode.INLINE
+                : DispatchMode.ASYNC;
+    }
+
+    /** Drains {@code modelKey} within {@code window}; returns at once when another drainer holds the lease. */
+    public Report drain(String modelKey, String owner, DrainWindow window) throws InterruptedException {
+        long stopByMillis = window.stopByMillis();
         ModelConfig model = catalog.require(modelKey);
         Session session = null;
         String stopped;
@@ -87,7 +122,7 @@ public final class DrainService {
                 break;
             }
             Pacer pacer = session == null ? handoff.resume(model, board.read(modelKey), now) : session.pacer;
-            session = new Session(model, attempt.lease(), pacer, session);
+            session = new Session(model, attempt.lease(), pacer, session, window);
             stopped = session.run(stopByMillis);
             if (!stopped.equals("idle") || !hasWork(modelKey, clock.nowMillis())) {
                 break;
@@ -99,6 +134,10 @@ public final class DrainService {
         dispatch.flush();
         if (stopped.equals("time limit") && hasWork(modelKey, clock.nowMillis())) {
             wake.wake(modelKey);
+        }
+        if (inline != null) {
+            // The successor already runs; the calls started here are fenced by their claims, not the lease.
+            inline.awaitCalls(modelKey);
         }
         return new Report(modelKey, true, session.admitted(), session.expired(), session.throttled(),
                 session.settled(), stopped);
@@ -121,10 +160,14 @@ public final class DrainService {
         private final int carriedExpired;
         private final int carriedThrottled;
         private final int carriedSettled;
+        private final DrainWindow window;
+        /** Calls run in the drainer that ended, for the loop's thread to feed to the core. */
+        private final Queue<EndedCall> ended = new ConcurrentLinkedQueue<>();
         private DrainerCore core;
 
-        Session(ModelConfig model, Lease lease, Pacer pacer, Session previous) {
+        Session(ModelConfig model, Lease lease, Pacer pacer, Session previous, DrainWindow window) {
             this.model = model;
+            this.window = window;
             this.lease = lease;
             this.pacer = pacer;
             carriedAdmitted = previous == null ? 0 : previous.admitted();
@@ -156,6 +199,9 @@ public final class DrainService {
             long nextSweep = clock.nowMillis();
             while (true) {
                 long now = clock.nowMillis();
+                for (EndedCall call = ended.poll(); call != null; call = ended.poll()) {
+                    core.callEnded(call.requestId(), call.record(), now);
+                }
                 if (sweeper != null && now >= nextSweep && !core.isLeaseLost()) {
                     sweeper.sweep(model, now);
                     nextSweep = now + Sweeper.PERIOD.toMillis();
@@ -188,6 +234,10 @@ public final class DrainService {
                     admit(held, admit, now);
                 } else if (step instanceof DrainStep.Dispatch send) {
                     for (String requestId : send.requestIds()) {
+                        if (callInline(requestId, now)) {
+                            core.dispatchedInline(requestId, now);
+                            continue;
+                        }
                         try {
                             dispatch.dispatch(model.key(), requestId);
                             core.dispatched(requestId, now);
@@ -214,6 +264,16 @@ public final class DrainService {
             }
         }
 
+        /** Starts the request's call on the drainer's threads when the mode, the lease, the window and a free thread allow. */
+        private boolean callInline(String requestId, long now) {
+            if (mode() != DispatchMode.INLINE || core.isLeaseLost()) {
+                return false;
+            }
+            OptionalLong deadline = core.deadlineOf(requestId);
+            return deadline.isPresent() && window.fits(deadline.getAsLong(), now)
+                    && inline.tryStart(model.key(), requestId, (id, record) -> ended.add(new EndedCall(id, record)));
+        }
+
         private void admit(Lease held, DrainStep.Admit admit, long now) {
             AdmitResult result;
             try {
@@ -238,6 +298,9 @@ public final class DrainService {
         }
     }
 
+    private record EndedCall(String requestId, RequestRecord record) {
+    }
+
     public static final class Builder {
         private ModelCatalog catalog;
         private RequestQueue queue;
@@ -252,6 +315,7 @@ public final class DrainService {
         private DrainClock clock = DrainClock.system();
         private DrainSettings settings = DrainSettings.defaults();
         private Sweeper sweeper;
+        private InlineCalls inline;
 
         private Builder() {
         }
@@ -270,6 +334,8 @@ public final class DrainService {
         public Builder settings(DrainSettings value) { this.settings = value; return this; }
         /** Run as the drain starts and every {@link Sweeper#PERIOD}; none by default. */
         public Builder sweeper(Sweeper value) { this.sweeper = value; return this; }
+        /** Where calls run in the drainer when the settings say {@link DispatchMode#INLINE}; none by default. */
+        public Builder inline(InlineCalls value) { this.inline = value; return this; }
 
         public DrainService build() {
             if (catalog == null || queue == null || requests == null || leases == null || board == null

@@ -21,10 +21,19 @@ package dev.trafficshaper.lifecycle;
  * @param dispatchAttempts     how often a dispatch that failed is tried before the request is left
  *                             to the stuck-admission path
  * @param dispatchRetryMillis  the pause before a failed dispatch is tried again
+ * @param dispatchMode         whether the drainer calls Bedrock itself ({@link DispatchMode#INLINE}, when
+ *                             the composition gives it {@link InlineCalls}) or through the asynchronous
+ *                             dispatch ({@link DispatchMode#ASYNC}, the default)
+ * @param inlineCalls          the most calls the drainer runs itself at once (inline mode); one more
+ *                             goes the asynchronous way
  */
 public record DrainSettings(long leaseMillis, int headsPerLane, long headsRefreshMillis, long pollMillis,
                             long statusMillis, long depthMillis, long stuckMillis, long admitLookaheadMillis,
-                            int admitBatch, int maxHeadsPerLane, int dispatchAttempts, long dispatchRetryMillis) {
+                            int admitBatch, int maxHeadsPerLane, int dispatchAttempts, long dispatchRetryMillis,
+                            DispatchMode dispatchMode, int inlineCalls) {
+
+    /** The most calls one drainer runs itself by default: four times the 64 asynchronous dispatches in flight. */
+    public static final int DEFAULT_INLINE_CALLS = 256;
 
     /** Heads are re-read no more often than this when they run low. */
     public static final long MIN_HEADS_GAP_MILLIS = 100;
@@ -32,7 +41,8 @@ public record DrainSettings(long leaseMillis, int headsPerLane, long headsRefres
     public DrainSettings {
         if (leaseMillis < 3_000 || headsPerLane < 1 || headsRefreshMillis < 1 || pollMillis < 1 || statusMillis < 1
                 || depthMillis < 1 || stuckMillis < 1 || admitLookaheadMillis < 0 || admitBatch < 1
-                || maxHeadsPerLane < headsPerLane || dispatchAttempts < 1 || dispatchRetryMillis < 1) {
+                || maxHeadsPerLane < headsPerLane || dispatchAttempts < 1 || dispatchRetryMillis < 1
+                || dispatchMode == null || inlineCalls < 1) {
             throw new IllegalArgumentException("drain settings must be positive (lease at least 3 s, "
                     + "maxHeadsPerLane at least headsPerLane)");
         }
@@ -41,22 +51,41 @@ public record DrainSettings(long leaseMillis, int headsPerLane, long headsRefres
         }
     }
 
+    /** The settings before the dispatch mode existed: asynchronous dispatch. */
+    public DrainSettings(long leaseMillis, int headsPerLane, long headsRefreshMillis, long pollMillis,
+                         long statusMillis, long depthMillis, long stuckMillis, long admitLookaheadMillis,
+                         int admitBatch, int maxHeadsPerLane, int dispatchAttempts, long dispatchRetryMillis) {
+        this(leaseMillis, headsPerLane, headsRefreshMillis, pollMillis, statusMillis, depthMillis, stuckMillis,
+                admitLookaheadMillis, admitBatch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis,
+                DispatchMode.ASYNC, DEFAULT_INLINE_CALLS);
+    }
+
     public static DrainSettings defaults() {
         return new DrainSettings(30_000, 50, 1_000, 500, 2_000, 5_000, 16 * 60_000, 100, 25, 2_000, 3, 1_000);
     }
 
     public DrainSettings withLeaseMillis(long value) {
         return new DrainSettings(value, headsPerLane, headsRefreshMillis, pollMillis, statusMillis, depthMillis,
-                stuckMillis, admitLookaheadMillis, admitBatch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis);
+                stuckMillis, admitLookaheadMillis, admitBatch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis,
+                dispatchMode, inlineCalls);
     }
 
     public DrainSettings withPollMillis(long value) {
         return new DrainSettings(leaseMillis, headsPerLane, headsRefreshMillis, value, statusMillis, depthMillis,
-                stuckMillis, admitLookaheadMillis, admitBatch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis);
+                stuckMillis, admitLookaheadMillis, admitBatch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis,
+                dispatchMode, inlineCalls);
     }
 
     public DrainSettings withAdmitLookahead(long millis, int batch) {
         return new DrainSettings(leaseMillis, headsPerLane, headsRefreshMillis, pollMillis, statusMillis, depthMillis,
-                stuckMillis, millis, batch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis);
+                stuckMillis, millis, batch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis, dispatchMode,
+                inlineCalls);
+    }
+
+    /** These settings with {@code mode}, running at most {@code calls} calls inline at once. */
+    public DrainSettings withDispatch(DispatchMode mode, int calls) {
+        return new DrainSettings(leaseMillis, headsPerLane, headsRefreshMillis, pollMillis, statusMillis, depthMillis,
+                stuckMillis, admitLookaheadMillis, admitBatch, maxHeadsPerLane, dispatchAttempts, dispatchRetryMillis,
+                mode, calls);
     }
 }

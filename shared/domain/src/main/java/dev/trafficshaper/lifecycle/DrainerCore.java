@@ -18,10 +18,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -43,7 +46,8 @@ import java.util.TreeSet;
  *       full window that was used up, up to {@code maxHeadsPerLane}); it is read again when it runs low, at most every
  *       {@link DrainSettings#MIN_HEADS_GAP_MILLIS}, and every {@code headsRefreshMillis} anyway
  *       so new interactive work is seen.
- *   <li><b>Settlement by polling.</b> A dispatched request that ended books its actual usage; one
+ *   <li><b>Settlement by polling, or told.</b> A call the drainer runs itself reports how it left
+ *       the request ({@link #callEnded}); the rest are polled. A dispatched request that ended books its actual usage; one
  *       back in QUEUED was throttled (the target drops) or failed transiently (its reservation is
  *       released); one never seen again is released after {@code stuckMillis}. One that ended
  *       {@code MODEL_TIMEOUT} may have run: its reservation stays charged, as Bedrock's would.
@@ -85,6 +89,8 @@ public final class DrainerCore {
     private final List<Due> retries = new ArrayList<>();
     /** Dispatched (or due), until their outcome is polled. */
     private final Map<String, Pick> inFlight = new LinkedHashMap<>();
+    /** The in-flight requests whose call the drainer runs itself: they report their end, and are not polled. */
+    private final Set<String> calledInline = new HashSet<>();
     private final List<QueueItem> toExpire = new ArrayList<>();
     private final Map<String, Integer> dispatchFailures = new HashMap<>();
     private final TransientBackoff backoff = TransientBackoff.defaults();
@@ -190,8 +196,14 @@ public final class DrainerCore {
         if (nowMillis >= nextPoll) {
             // A steady cadence whether or not anything runs, so an outcome is learnt within one period.
             nextPoll = nowMillis + settings.pollMillis();
-            if (!inFlight.isEmpty()) {
-                return new DrainStep.Poll(new ArrayList<>(inFlight.keySet()));
+            List<String> polled = new ArrayList<>(inFlight.size());
+            for (String id : inFlight.keySet()) {
+                if (!calledInline.contains(id)) {
+                    polled.add(id);
+                }
+            }
+            if (!polled.isEmpty()) {
+                return new DrainStep.Poll(polled);
             }
         }
         if (headsDue(nowMillis)) {
@@ -317,6 +329,35 @@ public final class DrainerCore {
         // nothing to learn until the status is polled
     }
 
+    /** The request's call runs in the drainer: its end is reported through {@link #callEnded}, not polled. */
+    public void dispatchedInline(String requestId, long nowMillis) {
+        if (inFlight.containsKey(requestId)) {
+            calledInline.add(requestId);
+        }
+    }
+
+    /** The deadline of an admitted request not yet known to have ended. */
+    public OptionalLong deadlineOf(String requestId) {
+        Pick pick = inFlight.get(requestId);
+        return pick == null ? OptionalLong.empty() : OptionalLong.of(pick.item().deadlineMillis());
+    }
+
+    /**
+     * A call the drainer ran itself ended, leaving the request as {@code record}: booked as a poll
+     * would book it. Without a record, or with one still running elsewhere, the request is polled
+     * from now on.
+     */
+    public void callEnded(String requestId, RequestRecord record, long nowMillis) {
+        Pick pick = inFlight.get(requestId);
+        calledInline.remove(requestId);
+        if (pick == null || record == null) {
+            return;
+        }
+        if (book(requestId, pick.admission(), record, pacerTime(nowMillis), nowMillis)) {
+            inFlight.remove(requestId);
+        }
+    }
+
     /** The dispatch call failed: try again later, a few times; the processor's claim makes a repeat harmless. */
     public void dispatchFailed(String requestId, long nowMillis) {
         int failures = dispatchFailures.merge(requestId, 1, Integer::sum);
@@ -336,45 +377,55 @@ public final class DrainerCore {
         long at = pacerTime(nowMillis);
         for (var it = inFlight.entrySet().iterator(); it.hasNext(); ) {
             var entry = it.next();
-            Admission admission = entry.getValue().admission();
-            RequestRecord record = records.get(entry.getKey());
             String id = entry.getKey();
-            if (record == null) {
-                pacer.release(admission, at);
-                forgetProbe(id);
-                it.remove();
-            } else if (record.state() == RequestState.QUEUED) {
-                // back in the queue after our admission: the processor requeued it
-                if (RequeueSignal.isThrottle(record)) {
-                    pacer.throttled(admission, at);
-                    throttledCount++; // the Bedrock Processor already counted it in the metrics
-                    answered(id);
-                } else {
-                    pacer.release(admission, at);
-                    if (RequeueSignal.isTransient(record)) {
-                        backOff(id, nowMillis);
-                    }
-                }
-                forgetProbe(id);
-                it.remove();
-            } else if (record.isTerminal()) {
-                if (record.actualUsage() != null) {
-                    pacer.settle(admission, record.actualUsage(), at);
-                } else if (record.failureReason() != FailureReason.MODEL_TIMEOUT) {
-                    pacer.release(admission, at);
-                } // else it may have run: it stays charged at its reservation, as Bedrock's call would
-                if (record.state() == RequestState.SUCCEEDED) {
-                    answered(id);
-                }
-                transientFailures.remove(id);
-                forgetProbe(id);
-                settledCount++;
+            if (calledInline.contains(id)) {
+                continue; // its call reports its end
+            }
+            Admission admission = entry.getValue().admission();
+            if (book(id, admission, records.get(id), at, nowMillis)) {
                 it.remove();
             } else if (nowMillis - admission.admittedAtMillis() > settings.stuckMillis()) {
                 forgetProbe(id);
                 it.remove();
             }
         }
+    }
+
+    /** Books what became of one request; returns whether it is done with (no longer in flight). */
+    private boolean book(String id, Admission admission, RequestRecord record, long at, long nowMillis) {
+        if (record == null) {
+            pacer.release(admission, at);
+            forgetProbe(id);
+            return true;
+        } else if (record.state() == RequestState.QUEUED) {
+            // back in the queue after our admission: the processor requeued it
+            if (RequeueSignal.isThrottle(record)) {
+                pacer.throttled(admission, at);
+                throttledCount++; // the Bedrock Processor already counted it in the metrics
+                answered(id);
+            } else {
+                pacer.release(admission, at);
+                if (RequeueSignal.isTransient(record)) {
+                    backOff(id, nowMillis);
+                }
+            }
+            forgetProbe(id);
+            return true;
+        } else if (record.isTerminal()) {
+            if (record.actualUsage() != null) {
+                pacer.settle(admission, record.actualUsage(), at);
+            } else if (record.failureReason() != FailureReason.MODEL_TIMEOUT) {
+                pacer.release(admission, at);
+            } // else it may have run: it stays charged at its reservation, as Bedrock's call would
+            if (record.state() == RequestState.SUCCEEDED) {
+                answered(id);
+            }
+            transientFailures.remove(id);
+            forgetProbe(id);
+            settledCount++;
+            return true;
+        }
+        return false;
     }
 
     /** Whether admission is paused for an outage (one probe at a time). */

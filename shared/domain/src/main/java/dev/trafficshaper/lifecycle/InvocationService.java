@@ -152,21 +152,52 @@ public final class InvocationService {
         }
     }
 
-    /** Nothing to call: the delivery ended with {@code result}. */
-    public record NoCall(Result result) implements Start {
+    /**
+     * Nothing to call: the delivery ended with {@code result}; {@code record} is the request as it
+     * was left (null when unknown, or when another delivery holds it).
+     */
+    public record NoCall(Result result, RequestRecord record) implements Start {
         public NoCall {
+            Objects.requireNonNull(result, "result");
+        }
+
+        public NoCall(Result result) {
+            this(result, null);
+        }
+    }
+
+    /**
+     * What one delivery did and the request as this delivery left it: terminal, back in the queue,
+     * or null when this delivery does not know (another one holds the claim, the id is unknown). A
+     * drainer that runs the call itself books it from this, without reading the request again.
+     */
+    public record Ended(Result result, RequestRecord record) {
+        public Ended {
             Objects.requireNonNull(result, "result");
         }
     }
 
     /** Begins, calls Bedrock once, completes: the Bedrock Processor's whole job for one delivery. */
     public Result process(String requestId) {
+        return processToEnd(requestId).result();
+    }
+
+    /** {@link #process}, with the request as the delivery left it. */
+    public Ended processToEnd(String requestId) {
         Start start = begin(requestId);
         if (start instanceof NoCall none) {
-            return none.result();
+            return new Ended(none.result(), none.record());
         }
         Call call = (Call) start;
-        return complete(call, invoker.invoke(call.model(), call.body(), call.timeout()));
+        return completeToEnd(call, invoker.invoke(call.model(), call.body(), call.timeout()));
+    }
+
+    /**
+     * The timeout of a call starting at {@code nowMillis}: what is left before the deadline, at
+     * least 1 s and at most {@link #MAX_CALL}.
+     */
+    public static Duration callTimeout(long deadlineMillis, long nowMillis) {
+        return Duration.ofMillis(Math.max(1_000, Math.min(MAX_CALL.toMillis(), deadlineMillis - nowMillis)));
     }
 
     /**
@@ -182,7 +213,7 @@ public final class InvocationService {
         RequestRecord admitted = found.get();
         if (admitted.state() == RequestState.ADMITTED && admitted.deadlineMillis() <= now) {
             TransitionResult expired = queue.expire(QueueItem.of(admitted), now);
-            return new NoCall(expired.applied() ? finish(expired.record(), Result.EXPIRED) : Result.DUPLICATE);
+            return expired.applied() ? noCall(finish(expired.record(), Result.EXPIRED)) : new NoCall(Result.DUPLICATE);
         }
         if (admitted.state() == RequestState.ADMITTED) {
             ModelConfig model = catalog.require(admitted.modelKey());
@@ -190,7 +221,7 @@ public final class InvocationService {
             long limit = maxAdmissionAge == null ? defaultMaxAdmissionAge(model.pacer()).toMillis()
                     : maxAdmissionAge.toMillis();
             if (age > limit) {
-                return new NoCall(sendBackStale(model, admitted, age, limit, now));
+                return noCall(sendBackStale(model, admitted, age, limit, now));
             }
         }
         TransitionResult claim = requests.transition(requestId, new RequestEvent.StartInvoking(), now);
@@ -201,12 +232,10 @@ public final class InvocationService {
         ModelConfig model = catalog.require(invoking.modelKey());
         Optional<Payload> body = payloads.get(invoking.payloadRef(), now);
         if (body.isEmpty()) {
-            return new NoCall(fail(invoking, FailureReason.DEPENDENCY_ERROR, "the stored request body is missing",
+            return noCall(fail(invoking, FailureReason.DEPENDENCY_ERROR, "the stored request body is missing",
                     now));
         }
-        Duration timeout = Duration.ofMillis(Math.max(1_000, Math.min(MAX_CALL.toMillis(),
-                invoking.deadlineMillis() - now)));
-        return new Call(invoking, model, body.get().text(), timeout);
+        return new Call(invoking, model, body.get().text(), callTimeout(invoking.deadlineMillis(), now));
     }
 
     /**
@@ -214,6 +243,11 @@ public final class InvocationService {
      * status, or puts the request back for the pacer; then signals.
      */
     public Result complete(Call call, BedrockOutcome outcome) {
+        return completeToEnd(call, outcome).result();
+    }
+
+    /** {@link #complete}, with the request as it was left. */
+    public Ended completeToEnd(Call call, BedrockOutcome outcome) {
         long done = clock.getAsLong();
         ModelConfig model = call.model();
         RequestRecord invoking = call.invoking();
@@ -240,7 +274,7 @@ public final class InvocationService {
             if (back.applied()) {
                 metrics.requeued(model.key());
                 wake.wake(model.key());
-                return Result.REQUEUED;
+                return new Ended(Result.REQUEUED, back.record());
             }
         }
         FailureReason reason = failure.failureReasonAt(Instant.ofEpochMilli(done),
@@ -248,19 +282,23 @@ public final class InvocationService {
         return fail(invoking, reason, detail, done);
     }
 
-    private Result sendBackStale(ModelConfig model, RequestRecord admitted, long age, long limit, long now) {
+    private static NoCall noCall(Ended ended) {
+        return new NoCall(ended.result(), ended.record());
+    }
+
+    private Ended sendBackStale(ModelConfig model, RequestRecord admitted, long age, long limit, long now) {
         String why = "admission " + age + " ms old when its call would start (limit " + limit + " ms)";
         TransitionResult back = queue.requeue(admitted,
                 new RequestEvent.Requeue(admitted.requeues(), RequeueReason.STALE_ADMISSION, why), now);
         if (!back.applied()) {
-            return Result.DUPLICATE;
+            return new Ended(Result.DUPLICATE, null);
         }
         metrics.staleAdmission(model.key());
         wake.wake(model.key());
-        return Result.STALE;
+        return new Ended(Result.STALE, back.record());
     }
 
-    private Result succeed(ModelConfig model, RequestRecord invoking, BedrockOutcome.Succeeded success, long now) {
+    private Ended succeed(ModelConfig model, RequestRecord invoking, BedrockOutcome.Succeeded success, long now) {
         PayloadRef resultRef;
         try {
             resultRef = payloads.put(invoking.requestId(), PayloadKind.RESULT, Payload.json(success.responseJson()),
@@ -277,7 +315,7 @@ public final class InvocationService {
             recordUsage(model, invoking, success.usage(), now);
             return afterLostRace(answered);
         }
-        return finishAnswered(model, answered.record(), now);
+        return finishAnsweredToEnd(model, answered.record(), now);
     }
 
     private void recordUsage(ModelConfig model, RequestRecord request, TokenUsage used, long now) {
@@ -292,6 +330,10 @@ public final class InvocationService {
      * and the sweeper's when a processor stopped before it.
      */
     public Result finishAnswered(ModelConfig model, RequestRecord answered, long now) {
+        return finishAnsweredToEnd(model, answered, now).result();
+    }
+
+    private Ended finishAnsweredToEnd(ModelConfig model, RequestRecord answered, long now) {
         TokenUsage used = answered.actualUsage();
         recordUsage(model, answered, used, now);
         TransitionResult done = requests.transition(answered.requestId(),
@@ -299,24 +341,25 @@ public final class InvocationService {
         return done.applied() ? finish(done.record(), Result.SUCCEEDED) : afterLostRace(done);
     }
 
-    private Result fail(RequestRecord invoking, FailureReason reason, String detail, long now) {
+    private Ended fail(RequestRecord invoking, FailureReason reason, String detail, long now) {
         TransitionResult done = requests.transition(invoking.requestId(),
                 new RequestEvent.Fail(reason, detail, null), now);
         return done.applied() ? finish(done.record(), Result.FAILED) : afterLostRace(done);
     }
 
     /** Someone else (the finalizer after a timeout) ended the request first: theirs stands. */
-    private Result afterLostRace(TransitionResult refused) {
+    private Ended afterLostRace(TransitionResult refused) {
         if (refused.record() != null && refused.record().isTerminal()) {
             callback.resume(refused.record());
+            return new Ended(Result.DUPLICATE, refused.record());
         }
-        return Result.DUPLICATE;
+        return new Ended(Result.DUPLICATE, null);
     }
 
-    private Result finish(RequestRecord terminal, Result result) {
+    private Ended finish(RequestRecord terminal, Result result) {
         metrics.outcome(terminal);
         callback.resume(terminal);
-        return result;
+        return new Ended(result, terminal);
     }
 
     public static final class Builder {
