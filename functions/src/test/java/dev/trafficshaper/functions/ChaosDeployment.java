@@ -206,7 +206,6 @@ final class ChaosDeployment {
             }
         };
         harness = StateMachineHarness.builder()
-                .substitution("AdmitTimeoutSeconds", 600)
                 .function("BudgetManagerFunctionArn", call(payload -> {
                     String id = String.valueOf(((Map<?, ?>) payload.get("request")).get("requestId"));
                     if (budgetManagerFails.test(id)) {
@@ -218,8 +217,6 @@ final class ChaosDeployment {
                 }))
                 .function("FinalizerFunctionArn", call(payload ->
                         new FinalizerHandler(self[0]).handleRequest(payload, new FakeContext("finalizer", 30_000))))
-                .function("NotifierFunctionArn", call(payload ->
-                        new NotifierHandler(self[0]).handleRequest(payload, new FakeContext("notifier", 30_000))))
                 .build();
         env.put("STATE_MACHINE_ARN", harness.stateMachineArn());
         DynamoDbClient chaosClient = stack.aws.configure(DynamoDbClient.builder())

@@ -126,18 +126,15 @@ final class CountedLifecycle implements AutoCloseable {
         Map<String, String> env = new HashMap<>(Map.of("TABLE_NAME", table, "PAYLOAD_BUCKET", bucket,
                 "EVENT_BUS_NAME", bus, "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", models,
                 "SHAPER_LOCAL_CALLBACKS", "true", "QUEUE_PROCESSOR_FUNCTION", "queue-processor",
-                "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor", "DELIVERY_QUEUE_URL", deliveries));
+                "BEDROCK_PROCESSOR_FUNCTION", "bedrock-processor", "DELIVERY_QUEUE_URL", deliveries,
+                "DISPATCH_MODE", "inline"));
         harness = StateMachineHarness.builder()
-                .substitution("AdmitTimeoutSeconds", 300)
                 .function("BudgetManagerFunctionArn", awsSizedToken(call(BUDGET_MANAGER, payload ->
                         new BudgetManagerHandler(function(BUDGET_MANAGER)).handleRequest(payload,
                                 new FakeContext("budget", 30_000)))))
                 .function("FinalizerFunctionArn", call(FINALIZER, payload ->
                         new FinalizerHandler(function(FINALIZER)).handleRequest(payload,
                                 new FakeContext("finalizer", 30_000))))
-                .function("NotifierFunctionArn", call(NOTIFIER_DELIVER, payload ->
-                        new NotifierHandler(function(NOTIFIER_DELIVER)).handleRequest(payload,
-                                new FakeContext("notifier", 30_000))))
                 .build();
         env.put("STATE_MACHINE_ARN", harness.stateMachineArn());
         for (String name : List.of(SUBMIT, BUDGET_MANAGER, QUEUE_PROCESSOR, BEDROCK_PROCESSOR, NOTIFIER_DELIVER,
@@ -243,7 +240,7 @@ final class CountedLifecycle implements AutoCloseable {
             async.execute(() -> {
                 ledger.invoked(QUEUE_PROCESSOR);
                 new QueueProcessorHandler(function(QUEUE_PROCESSOR)).handleRequest(Map.of("model", model),
-                        new FakeContext("queue-processor", 60_000));
+                        new FakeContext("queue-processor", 900_000));
             });
         };
     }

@@ -137,7 +137,7 @@ class LifecycleCostIT {
     private static Map<String, Double> drainerCalls(AwsCallLedger ledger) {
         Map<String, Double> calls = new LinkedHashMap<>();
         ledger.tallies().forEach((call, tally) -> {
-            if (call.caller().equals(CountedLifecycle.QUEUE_PROCESSOR)) {
+            if (call.caller().equals(CountedLifecycle.QUEUE_PROCESSOR)) { // the drain loop; its inline calls are per request
                 calls.put(call.service() + " " + call.operation(), (double) tally.calls() / REQUESTS);
             }
         });

@@ -58,6 +58,12 @@ public final class CostModel {
     public static final double DRAINER_MILLIS_PER_REQUEST = 60;
     /** DrainSettings defaults: outstanding admissions polled every 500 ms, 100 per BatchGetItem (consistent). */
     public static final long DRAINER_POLL_MILLIS = 500;
+    /**
+     * The stack's {@code DISPATCH_MODE} default, {@code inline}: the drainer makes the calls itself
+     * and learns each outcome from the call, so it polls no status for them (only calls sent the
+     * asynchronous way are polled).
+     */
+    public static final boolean DISPATCH_INLINE = true;
     public static final int BATCH_GET_KEYS = 100;
     /** Heads read every second, one consistent Query per shard of ~50 half-KB items (7 read units). */
     public static final double HEADS_QUERIES_PER_SECOND = SHARDS;
@@ -152,7 +158,7 @@ public final class CostModel {
 
     /** Settlement polls over the Bedrock latency, heads and depth queries, shared by the requests of a second. */
     public static double drainerReadUnits() {
-        double polls = (double) BEDROCK_LATENCY_MILLIS / DRAINER_POLL_MILLIS;
+        double polls = DISPATCH_INLINE ? 0 : (double) BEDROCK_LATENCY_MILLIS / DRAINER_POLL_MILLIS;
         double heads = HEADS_QUERIES_PER_SECOND * READ_UNITS_PER_HEADS_QUERY / REQUESTS_PER_SECOND;
         double depth = DEPTH_COUNTS_PER_SECOND * Math.ceil(QUEUE_DEPTH * QUEUE_ITEM_KB / 4) * 0.5 / REQUESTS_PER_SECOND;
         return polls + heads + depth;

@@ -78,14 +78,26 @@ public final class AwsCallLedger {
         return new ExecutionInterceptor() {
             @Override
             public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
-                count(caller, attributes, context.request(), context.response(), false);
+                count(onThread(caller), attributes, context.request(), context.response(), false);
             }
 
             @Override
             public void onExecutionFailure(Context.FailedExecution context, ExecutionAttributes attributes) {
-                count(caller, attributes, context.request(), context.response().orElse(null), true);
+                count(onThread(caller), attributes, context.request(), context.response().orElse(null), true);
             }
         };
+    }
+
+    /** The suffix of calls a drainer makes on its inline-call threads: a request's own calls, not the drain loop's. */
+    public static final String INLINE_CALLS = ", inline calls";
+
+    /**
+     * A drainer that runs Bedrock calls itself makes them on its {@code inline-call} threads (a sync
+     * client's interceptors run on the calling thread): those are each request's calls, told apart
+     * from the drain loop's periodic ones.
+     */
+    private static String onThread(String caller) {
+        return Thread.currentThread().getName().startsWith("inline-call") ? caller + INLINE_CALLS : caller;
     }
 
     /** A call made in process instead of through a client (e.g. an asynchronous Lambda invoke). */
