@@ -210,12 +210,11 @@ public final class LocalRuntime implements AutoCloseable {
         long now = clock.nowMillis();
         for (String requestId : stores.withCallbacks().get()) {
             stores.requests().find(requestId, now).filter(RequestRecord::isTerminal).ifPresent(record -> {
-                if (!record.isHandedOff()) {
+                if (record.delivery() == null) {
                     // Ended, and the process died before it handed the delivery off: hand it off now.
                     services.notifier().deliver(record);
                     deliver(record);
-                } else if (record.delivery() != null && !record.delivery().delivered()
-                        && !record.delivery().deadLettered()) {
+                } else if (!record.delivery().delivered() && !record.delivery().deadLettered()) {
                     webhooks.enqueue(requestId, record.callbackUrl());
                 }
             });
