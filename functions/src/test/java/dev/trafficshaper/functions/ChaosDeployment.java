@@ -447,17 +447,7 @@ final class ChaosDeployment {
     }
 
     private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
-        APIGatewayProxyRequestEvent event = new APIGatewayProxyRequestEvent().withHttpMethod(method).withPath(path)
-                .withBody(body).withIsBase64Encoded(false);
-        if (body != null) {
-            event.setHeaders(Map.of("content-type", "application/json; charset=utf-8"));
-        }
-        if (id != null) {
-            event.setPathParameters(Map.of("id", id));
-        }
-        event.setRequestContext(new APIGatewayProxyRequestEvent.ProxyRequestContext().withIdentity(
-                new APIGatewayProxyRequestEvent.RequestIdentity().withUserArn(TENANT)));
-        return event;
+        return ApiEvents.of(method, path, body, id, TENANT);
     }
 
     private static Function<JsonNode, JsonNode> call(Function<Map<String, Object>, Map<String, Object>> handler) {
