@@ -10,13 +10,17 @@ import java.util.Map;
 
 /**
  * The Notifier, invoked by the delivery queue's event source mapping, {@code {"Records": [...]}}:
- * one signed webhook attempt per message, with a short timeout, retried by SQS on the delivery
- * schedule ({@code SqsWebhookAttempts}); answers the failed messages as batch item failures.
+ * one signed webhook attempt per message, the batch's attempts side by side, each with a short
+ * timeout, retried by SQS on the delivery schedule ({@code SqsWebhookAttempts}); answers the failed
+ * messages, and any still running near the invocation's time limit, as batch item failures.
  *
  * <p>It is no step of the state machine: whoever writes a request's terminal state queues its
  * webhook and publishes its outcome event before resuming the execution ({@code Notifier}).
  */
 public final class NotifierHandler implements RequestHandler<Map<String, Object>, Map<String, Object>> {
+
+    /** Time kept to answer the batch item failures after the attempts' wait: a timed-out invocation reports nothing. */
+    static final long REPLY_MARGIN_MILLIS = 2_000;
 
     private final Shaper shaper;
     /** Held so the CRaC context, which holds resources weakly, keeps it; null when built with a shaper. */
@@ -41,6 +45,8 @@ public final class NotifierHandler implements RequestHandler<Map<String, Object>
         if (!event.containsKey("Records")) {
             throw new IllegalArgumentException("the Notifier reads the delivery queue; the event has no 'Records'");
         }
-        return Logs.with(context, "source", "delivery-queue", () -> shaper.webhookAttempts().handle(Json.tree(event)));
+        long budget = context == null ? Long.MAX_VALUE : context.getRemainingTimeInMillis() - REPLY_MARGIN_MILLIS;
+        return Logs.with(context, "source", "delivery-queue",
+                () -> shaper.webhookAttempts().handle(Json.tree(event), budget));
     }
 }

@@ -42,11 +42,16 @@ import java.util.function.Supplier;
 public final class ShaperPorts {
 
     /**
-     * How long one webhook attempt may take to connect and, separately, to answer: short, since a
+     * How long one whole webhook attempt may take (connect, TLS, send, status line): short, since a
      * failed attempt is tried again later from the queue, and a receiver that hangs must not hold
-     * the sender.
+     * the sender. Receivers answer first and work afterwards.
      */
     public static final Duration WEBHOOK_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How long a webhook attempt may take to connect, within {@link #WEBHOOK_TIMEOUT}: a receiver
+     * that is down or drops packets holds its sender for this long.
+     */
+    public static final Duration WEBHOOK_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
     private final Lazy<ModelCatalog> catalog;
     private final Lazy<RequestQueue> queue;
@@ -85,7 +90,7 @@ public final class ShaperPorts {
         this.events = Lazy.of(b.events);
         ShaperSettings settings = b.settings;
         this.webhooks = Lazy.of(b.webhooks != null ? b.webhooks
-                : () -> new HttpWebhookTransport(WEBHOOK_TIMEOUT, settings.callbacks()));
+                : () -> new HttpWebhookTransport(WEBHOOK_CONNECT_TIMEOUT, WEBHOOK_TIMEOUT, settings.callbacks()));
         this.webhookQueue = Lazy.of(b.webhookQueue);
         this.webhookSecret = Lazy.of(b.webhookSecret);
         this.metrics = Lazy.of(b.metrics);
@@ -238,7 +243,7 @@ public final class ShaperPorts {
         public Builder callback(Supplier<? extends WorkflowCallback> value) { this.callback = value; return this; }
         /** Default: none published. */
         public Builder events(Supplier<? extends OutcomeEvents> value) { this.events = value; return this; }
-        /** Default: {@link HttpWebhookTransport} with {@link #WEBHOOK_TIMEOUT}, on the settings' callback rules. */
+        /** Default: {@link HttpWebhookTransport} with {@link #WEBHOOK_CONNECT_TIMEOUT} and {@link #WEBHOOK_TIMEOUT}, on the settings' callback rules. */
         public Builder webhooks(Supplier<? extends WebhookTransport> value) { this.webhooks = value; return this; }
         public Builder webhookQueue(Supplier<? extends WebhookQueue> value) { this.webhookQueue = value; return this; }
         public Builder webhookSecret(Supplier<byte[]> value) { this.webhookSecret = value; return this; }

@@ -32,7 +32,10 @@ import javax.net.ssl.SSLSocketFactory;
  * {@code Host} header, the TLS server name and the certificate check all use the name.
  *
  * <p>Never follows redirects (a redirect could lead inside); only the status line is read. The
- * whole attempt (connect, TLS, write, status line) is bounded by the timeout.
+ * connection must be made within the connect timeout (a receiver that is down or drops packets
+ * costs only that), and the whole attempt (connect, TLS, write, status line) within the attempt
+ * timeout (a receiver that accepts and then hangs costs only that), so a dead or slow receiver
+ * holds its sender briefly and the attempt is tried again later from the queue.
  */
 public final class HttpWebhookTransport implements WebhookTransport {
 
@@ -41,16 +44,33 @@ public final class HttpWebhookTransport implements WebhookTransport {
     private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.factory("webhook-watchdog"));
 
+    private final Duration connectTimeout;
     private final Duration timeout;
     private final CallbackUrlPolicy callbacks;
     private final SSLSocketFactory tls;
 
+    /** One timeout for the connection and for the whole attempt. */
     public HttpWebhookTransport(Duration timeout, CallbackUrlPolicy callbacks) {
-        this(timeout, callbacks, (SSLSocketFactory) SSLSocketFactory.getDefault());
+        this(timeout, timeout, callbacks);
+    }
+
+    /** {@code connectTimeout} for the connection, {@code attemptTimeout} for the whole attempt (at least as long). */
+    public HttpWebhookTransport(Duration connectTimeout, Duration attemptTimeout, CallbackUrlPolicy callbacks) {
+        this(connectTimeout, attemptTimeout, callbacks, (SSLSocketFactory) SSLSocketFactory.getDefault());
     }
 
     HttpWebhookTransport(Duration timeout, CallbackUrlPolicy callbacks, SSLSocketFactory tls) {
-        this.timeout = timeout;
+        this(timeout, timeout, callbacks, tls);
+    }
+
+    private HttpWebhookTransport(Duration connectTimeout, Duration attemptTimeout, CallbackUrlPolicy callbacks,
+                                 SSLSocketFactory tls) {
+        if (connectTimeout.isNegative() || connectTimeout.isZero() || attemptTimeout.compareTo(connectTimeout) < 0) {
+            throw new IllegalArgumentException("need 0 < connectTimeout <= attemptTimeout, were " + connectTimeout
+                    + " and " + attemptTimeout);
+        }
+        this.connectTimeout = connectTimeout;
+        this.timeout = attemptTimeout;
         this.callbacks = callbacks;
         this.tls = tls;
     }
@@ -63,7 +83,8 @@ public final class HttpWebhookTransport implements WebhookTransport {
         ScheduledFuture<?> watchdog = WATCHDOG.schedule(() -> closeQuietly(raw), timeout.toMillis(),
                 TimeUnit.MILLISECONDS);
         try (raw) {
-            raw.connect(new InetSocketAddress(target.address(), target.port()), remainingMillis(deadline));
+            raw.connect(new InetSocketAddress(target.address(), target.port()),
+                    (int) Math.min(connectTimeout.toMillis(), remainingMillis(deadline)));
             raw.setSoTimeout(remainingMillis(deadline));
             Socket socket = target.isHttps() ? secure(raw, target) : raw;
             OutputStream out = socket.getOutputStream();

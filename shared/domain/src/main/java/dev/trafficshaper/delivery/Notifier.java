@@ -64,7 +64,7 @@ public final class Notifier implements DeliveryHandoff {
         boolean webhook = record.callbackUrl() != null;
         try {
             if (webhook) {
-                webhooks.enqueue(record.requestId(), record.callbackUrl());
+                webhooks.enqueue(record);
             }
             events.publish(EVENT_DETAIL_TYPE, OutcomeEvent.json(record.toBuilder().delivery(null).build()));
         } catch (RuntimeException e) {

@@ -27,6 +27,8 @@ public final class WebhookSender {
     public static final String DELIVERY_ID_HEADER = "X-Shaper-Delivery-Id";
     public static final String ATTEMPT_HEADER = "X-Shaper-Delivery-Attempt";
     public static final String REQUEST_ID_HEADER = "X-Shaper-Request-Id";
+    /** The longest {@code lastError} kept of a failure of the shaper's own. */
+    private static final int MAX_ERROR = 1024;
 
     /** What the queue does with the entry after an attempt. */
     public enum Next { DONE, RETRY, DEAD_LETTER }
@@ -83,7 +85,12 @@ public final class WebhookSender {
         if (refused.isPresent()) {
             return recorded(requestId, Next.DONE, 0, before.abandoned(refused.get()), nowMillis);
         }
-        String body = status.view(record.toBuilder().delivery(null).build(), nowMillis).json();
+        String body;
+        try {
+            body = status.view(record.toBuilder().delivery(null).build(), nowMillis).json();
+        } catch (RuntimeException e) {
+            return unsent(requestId, attempt, before, "webhook not rendered: " + describe(e), nowMillis);
+        }
         long timestamp = nowMillis / 1000;
         Map<String, String> headers = Map.of(
                 WebhookSignature.TIMESTAMP_HEADER, Long.toString(timestamp),
@@ -103,8 +110,40 @@ public final class WebhookSender {
             Thread.currentThread().interrupt();
             error = "interrupted";
         } catch (Exception e) {
-            error = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            error = describe(e);
         }
+        return afterFailure(requestId, attempt, before, code, error, nowMillis);
+    }
+
+    /**
+     * Records attempt {@code attempt} as failed for a reason of the shaper's own, not the
+     * receiver's (the attempt threw, or its sender ran out of time before it ended), so that
+     * {@code GET} shows it as it shows a receiver's failure, and says what the queue does next: the
+     * schedule's pause, or the dead-letter queue after the last attempt. Without it a webhook whose
+     * attempts keep failing that way would reach the dead-letter queue while the request still
+     * showed its next attempt due. Reads the request; empty-handed ({@code DONE}, no state) when it
+     * is unknown or has no callback, and leaves a delivered webhook as it is.
+     */
+    public Attempt failedOutright(String requestId, int attempt, String error, long nowMillis) {
+        Optional<RequestRecord> found = requests.find(requestId, nowMillis);
+        if (found.isEmpty() || found.get().callbackUrl() == null) {
+            return new Attempt(requestId, Next.DONE, 0, null);
+        }
+        DeliveryState before = found.get().delivery() != null ? found.get().delivery()
+                : DeliveryState.queued(nowMillis);
+        if (before.delivered()) {
+            return new Attempt(requestId, Next.DONE, 0, before);
+        }
+        return unsent(requestId, attempt, before, error, nowMillis);
+    }
+
+    private Attempt unsent(String requestId, int attempt, DeliveryState before, String error, long nowMillis) {
+        String cut = error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) : error;
+        return afterFailure(requestId, attempt, before, 0, cut, nowMillis);
+    }
+
+    private Attempt afterFailure(String requestId, int attempt, DeliveryState before, int code, String error,
+                                 long nowMillis) {
         OptionalLong pause = schedule.retryAfter(attempt);
         if (pause.isEmpty()) {
             return recorded(requestId, Next.DEAD_LETTER, 0, before.deadLettered(code, error, nowMillis), nowMillis);
@@ -112,6 +151,10 @@ public final class WebhookSender {
         long retryAfter = pause.getAsLong();
         return recorded(requestId, Next.RETRY, retryAfter,
                 before.failed(code, error, nowMillis, nowMillis + retryAfter), nowMillis);
+    }
+
+    private static String describe(Exception e) {
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
     private Attempt recorded(String requestId, Next next, long retryAfterMillis, DeliveryState state, long nowMillis) {

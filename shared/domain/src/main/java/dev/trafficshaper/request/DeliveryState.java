@@ -5,7 +5,8 @@ package dev.trafficshaper.request;
  * {@code GET /v1/requests/{id}}. Written by the Deliver step (queued, no attempt yet) and after
  * every attempt; never written back once delivered. Times are epoch millis, 0 meaning "not yet".
  *
- * @param attempts            webhook POSTs made so far
+ * @param attempts            attempts made so far, as the delivery queue counts them: a POST each, or
+ *                            one that failed before its POST for a reason of the shaper's own
  * @param lastStatus          HTTP status of the last attempt; 0 when it got no answer (or none was made)
  * @param lastError           nullable; why the last attempt failed, or why none will be made
  * @param lastAttemptAtMillis when the last attempt was made

@@ -191,6 +191,27 @@ class NotifierTest {
     }
 
     @Test
+    void theQueuedWebhookCarriesItsTenantForAQueueThatKeysByTenant() {
+        List<String> tenants = new ArrayList<>();
+        Notifier keyed = Notifier.create(shaper.requests, new WebhookQueue() {
+            @Override
+            public void enqueue(String requestId) {
+                throw new AssertionError("the Notifier hands over the whole record");
+            }
+
+            @Override
+            public void enqueue(RequestRecord finished) {
+                tenants.add(finished.requestId() + " " + finished.tenant());
+            }
+        }, OutcomeEvents.NONE, shaper.clock);
+        RequestRecord done = succeeded("r1", LOCAL_HOOK, FakeModelInvoker.success("hello"));
+
+        keyed.deliver(done);
+
+        assertThat(tenants).containsExactly("r1 " + done.tenant());
+    }
+
+    @Test
     void needsEveryPort() {
         assertThatThrownBy(() -> Notifier.create(shaper.requests, null, OutcomeEvents.NONE, shaper.clock))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.trafficshaper.lifecycle.FakeModelInvoker;
 import dev.trafficshaper.lifecycle.ShaperFixture;
+import dev.trafficshaper.payload.Payload;
+import dev.trafficshaper.payload.PayloadKind;
+import dev.trafficshaper.payload.PayloadRef;
+import dev.trafficshaper.payload.PayloadStore;
 import dev.trafficshaper.request.DeliveryState;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
@@ -17,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
@@ -119,6 +124,66 @@ class WebhookSenderTest {
         assertThat(attempt.next()).isEqualTo(WebhookSender.Next.RETRY);
         assertThat(attempt.state().lastStatus()).isZero();
         assertThat(attempt.state().lastError()).isEqualTo("IOException: connection refused");
+    }
+
+    @Test
+    void aWebhookThatCannotBeRenderedIsRecordedAsAFailedAttemptWithoutAPostAndRetried() {
+        succeeded("r1", LOCAL_HOOK);
+        StatusService unreadable = StatusService.create(shaper.catalog, shaper.requests, new PayloadStore() {
+            @Override
+            public PayloadRef put(String requestId, PayloadKind kind, Payload payload, long expiresAtMillis) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Optional<Payload> get(PayloadRef ref, long nowMillis) {
+                throw new IllegalStateException("result object unreadable");
+            }
+        }, shaper.board);
+        WebhookSender sender = WebhookSender.builder().requests(shaper.requests).status(unreadable)
+                .transport(transport).callbacks(CallbackUrlPolicy.local()).secret(SECRET).schedule(THREE).build();
+
+        WebhookSender.Attempt attempt = sender.attempt("r1", 1, T0);
+
+        assertThat(transport.posts).isEmpty();
+        assertThat(attempt.next()).isEqualTo(WebhookSender.Next.RETRY);
+        assertThat(shaper.record("r1").delivery()).isEqualTo(new DeliveryState(1, 0,
+                "webhook not rendered: IllegalStateException: result object unreadable", T0, T0 + 30_000, false, false));
+    }
+
+    @Test
+    void anAttemptThatFailedOutrightIsRecordedAndItsLastOneDeadLettersTheWebhookVisibly() {
+        succeeded("r1", LOCAL_HOOK);
+        WebhookSender sender = sender(CallbackUrlPolicy.local());
+
+        WebhookSender.Attempt first = sender.failedOutright("r1", 1, "webhook attempt failed: table unreachable", T0);
+        assertThat(first.next()).isEqualTo(WebhookSender.Next.RETRY);
+        assertThat(first.retryAfterMillis()).isEqualTo(30_000);
+        assertThat(shaper.record("r1").delivery()).isEqualTo(new DeliveryState(1, 0,
+                "webhook attempt failed: table unreachable", T0, T0 + 30_000, false, false));
+
+        WebhookSender.Attempt last = sender.failedOutright("r1", 3, "x".repeat(5000), T0 + 90_000);
+
+        assertThat(last.next()).isEqualTo(WebhookSender.Next.DEAD_LETTER);
+        DeliveryState state = shaper.record("r1").delivery();
+        assertThat(state.deadLettered()).isTrue();
+        assertThat(state.lastError()).hasSize(1024);
+        assertThat(state.nextAttemptAtMillis()).isZero();
+        assertThat(transport.posts).isEmpty();
+    }
+
+    @Test
+    void anOutrightFailureLeavesADeliveredWebhookAndAnUnknownRequestAlone() {
+        succeeded("r1", LOCAL_HOOK);
+        transport.answer(204);
+        WebhookSender sender = sender(CallbackUrlPolicy.local());
+        DeliveryState delivered = sender.attempt("r1", 1, T0).state();
+
+        assertThat(sender.failedOutright("r1", 2, "late failure", T0 + 1).next()).isEqualTo(WebhookSender.Next.DONE);
+        assertThat(shaper.record("r1").delivery()).isEqualTo(delivered);
+        WebhookSender.Attempt unknown = sender.failedOutright("nobody", 1, "lost", T0);
+        assertThat(unknown.next()).isEqualTo(WebhookSender.Next.DONE);
+        assertThat(unknown.state()).isNull();
     }
 
     @ParameterizedTest
