@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.functions.notify.NotifierHandler;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
@@ -25,8 +26,15 @@ final class DeliveryQueuePoller {
      * call. Returns how many messages were handed over.
      */
     static int receiveAndHandle(SqsClient sqs, String queueUrl, Shaper shaper) {
+        return receiveAndHandle(sqs, queueUrl, shaper, message -> { });
+    }
+
+    /** As {@link #receiveAndHandle(SqsClient, String, Shaper)}, showing {@code seen} each message received (with its group) first. */
+    static int receiveAndHandle(SqsClient sqs, String queueUrl, Shaper shaper, Consumer<Message> seen) {
         List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(queueUrl).waitTimeSeconds(0).maxNumberOfMessages(10)
-                .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)).messages();
+                .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT,
+                        MessageSystemAttributeName.MESSAGE_GROUP_ID)).messages();
+        messages.forEach(seen);
         if (messages.isEmpty()) {
             java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
             return 0;
