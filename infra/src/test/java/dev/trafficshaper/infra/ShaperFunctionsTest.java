@@ -3,6 +3,7 @@ package dev.trafficshaper.infra;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.aws.s3.S3PayloadObjects;
+import dev.trafficshaper.composition.ShaperPorts;
 import dev.trafficshaper.infra.compute.ShaperFunctions;
 import dev.trafficshaper.lifecycle.DispatchMode;
 import dev.trafficshaper.lifecycle.DrainSettings;
@@ -99,8 +100,8 @@ class ShaperFunctionsTest {
         assertThat(inline.fits(inline.stopByMillis() + InvocationService.MAX_CALL.toMillis(), inline.stopByMillis()))
                 .as("and its longest call admitted at the hand-off still ends in its invocation").isTrue();
 
-        long webhookWorstCase = ShaperFunctions.DELIVERY_BATCH * (5 + 5);
-        assertThat(timeoutSeconds("notifier")).as("a batch of webhook attempts of 5 s connect and 5 s answer")
+        long webhookWorstCase = ShaperPorts.WEBHOOK_TIMEOUT.toSeconds();
+        assertThat(timeoutSeconds("notifier")).as("a batch of webhook attempts side by side, 5 s each at most")
                 .isGreaterThan(webhookWorstCase + 10);
         for (String shortLived : List.of("submit", "budget-manager", "finalizer", "status")) {
             assertThat(timeoutSeconds(shortLived)).isLessThanOrEqualTo(30);

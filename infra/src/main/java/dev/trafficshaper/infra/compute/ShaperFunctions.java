@@ -96,18 +96,23 @@ public final class ShaperFunctions extends Construct {
      */
     static final java.time.Duration BEDROCK_PROCESSOR_TIMEOUT = bedrockProcessorTimeout(InvocationService.MAX_CALL);
     /**
-     * One delivery-queue batch: {@link #DELIVERY_BATCH} attempts one after another, each up to 5 s to
-     * connect and 5 s for the answer ({@code ShaperPorts.WEBHOOK_TIMEOUT}), plus the status reads and
-     * writes and, on a cold start, the secret. The delivery queue's visibility timeout is the same,
-     * as the event source mapping requires.
+     * One delivery-queue batch: {@link #DELIVERY_BATCH} attempts side by side, each within 2 s to
+     * connect and 5 s in all ({@code ShaperPorts.WEBHOOK_CONNECT_TIMEOUT}, {@code WEBHOOK_TIMEOUT}),
+     * plus the status reads and writes and, on a cold start, the secret: a batch normally ends
+     * within seconds, and the Notifier stops waiting for its attempts 2 s before this limit. The
+     * delivery queue's visibility timeout is the same, as the event source mapping requires.
      */
     static final Duration NOTIFIER_TIMEOUT = Duration.seconds(90);
     /** Messages per Notifier invocation from the delivery queue. */
     public static final int DELIVERY_BATCH = 5;
     /**
      * Notifier invocations the delivery queue may run at once (the event source mapping's maximum
-     * concurrency): a dead receiver holds at most this many, for at most 10 s per attempt, whatever
-     * the number of webhooks waiting; the rest wait in the queue, not in Lambda.
+     * concurrency): a dead receiver holds at most this many, for one attempt's timeout (5 s) each,
+     * whatever the number of webhooks waiting; the rest wait in the queue, not in Lambda. The queue
+     * is a standard queue whose messages carry their tenant as {@code MessageGroupId}, which makes
+     * it an SQS fair queue: a tenant whose receiver is slow or failing takes a large share of these
+     * invocations' time and of the messages in flight, so SQS hands the other tenants' webhooks
+     * over first. No batching window, so no webhook waits for a batch to fill.
      */
     public static final int DELIVERY_CONCURRENCY = 5;
     /** The webhook schedule the stack deploys; the queue's maxReceiveCount is its attempts. */
@@ -210,7 +215,9 @@ public final class ShaperFunctions extends Construct {
                 .retentionPeriod(Duration.days(14))
                 .build();
 
-        // Webhooks wait here between attempts (visibility timeouts of up to 2 h) and for a redrive.
+        // Webhooks wait in the queue between attempts (visibility timeouts of up to 2 h) and here for a
+        // redrive. A standard queue, never FIFO: each tenant's webhooks share a MessageGroupId, which on
+        // a standard queue orders nothing and only makes SQS serve the quiet tenants first.
         this.webhookDeadLetters = Queue.Builder.create(this, "WebhookDeadLetters")
                 .encryption(QueueEncryption.SQS_MANAGED)
                 .enforceSsl(true)
