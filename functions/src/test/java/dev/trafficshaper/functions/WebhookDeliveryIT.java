@@ -7,6 +7,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
 import com.sun.net.httpserver.HttpServer;
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
+import dev.trafficshaper.aws.s3.S3PayloadObjects;
 import dev.trafficshaper.delivery.WebhookSignature;
 import dev.trafficshaper.functions.status.StatusHandler;
 import dev.trafficshaper.lease.Lease;
@@ -35,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
@@ -68,6 +70,7 @@ class WebhookDeliveryIT {
     private static String queueUrl;
     private static String deadLetterUrl;
     private static String eventsUrl;
+    private static String bucket;
     private static Shaper shaper;
     /** Per request id: how many of the first posts the receiver answers 503 (all: -1). */
     private static final Map<String, Integer> failFirst = new ConcurrentHashMap<>();
@@ -114,7 +117,7 @@ class WebhookDeliveryIT {
         });
         receiver.start();
         String table = aws.createTable("deliveries");
-        String bucket = aws.createBucket("deliveries");
+        bucket = aws.createBucket("deliveries");
         Map<String, String> env = new HashMap<>(Map.of("TABLE_NAME", table, "PAYLOAD_BUCKET", bucket,
                 "EVENT_BUS_NAME", bus, "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS,
                 "SHAPER_LOCAL_CALLBACKS", "true", "DELIVERY_QUEUE_URL", queueUrl, "WEBHOOK_MAX_ATTEMPTS", "3",
@@ -181,6 +184,25 @@ class WebhookDeliveryIT {
         }
         assertThat(deadLettered).as("moved by the redrive policy after the third receive").contains(id);
         assertThat(posts.get(id)).as("no fourth attempt").hasValue(3);
+    }
+
+    @Test
+    void aWebhookWhoseResultCannotBeReadFailsEveryAttemptOnTheRequestAndEndsDeadLetteredThere() {
+        String id = "unreadable-" + System.nanoTime();
+        PayloadRef result = succeeded(id, "{\"output\":{\"message\":{\"role\":\"assistant\",\"content\":[{\"text\":\""
+                + "y".repeat(16 * 1024) + "\"}]}},\"stopReason\":\"end_turn\"}");
+        assertThat(result.location()).isEqualTo(PayloadRef.Location.OBJECT);
+        aws.s3().putObject(b -> b.bucket(bucket).key(S3PayloadObjects.PREFIX + result.key()),
+                RequestBody.fromString("{\"tampered\":true}"));
+
+        deliverStep(id);
+        DeliveryState state = pollUntilSettled(id, Duration.ofSeconds(40));
+
+        assertThat(posts.get(id)).as("nothing to sign, nothing sent").isNull();
+        assertThat(state.deadLettered()).as("recorded on the request, not only moved by the redrive policy").isTrue();
+        assertThat(state.attempts()).isEqualTo(3);
+        assertThat(state.lastStatus()).isZero();
+        assertThat(state.lastError()).startsWith("webhook not rendered: ");
     }
 
     @Test
