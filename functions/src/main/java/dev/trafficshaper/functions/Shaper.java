@@ -100,7 +100,7 @@ public final class Shaper {
                 .estimator(() -> CountTokensEstimator.forRuntimeClient(clients::bedrock, CharacterTokenEstimator.defaults()))
                 .dispatch(dispatch != null ? () -> dispatch : () -> concurrentDispatch(lambdaAsync.get()))
                 .wake(wake != null ? () -> wake : lambdaAsync)
-                .callback(() -> new StepFunctionsCallback(sfn.get()))
+                .callback(() -> new StepFunctionsCallback(sfn.get(), persistence.get().requests(), clock::nowMillis))
                 .events(() -> new EventBridgeOutcomeEvents(clients.events(), env.require("EVENT_BUS_NAME")))
                 .webhookQueue(webhookQueue)
                 .webhookSecret(() -> webhookSecret(clients.secrets()))

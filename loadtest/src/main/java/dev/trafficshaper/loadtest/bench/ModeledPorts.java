@@ -93,6 +93,12 @@ final class ModeledPorts {
             }
 
             @Override
+            public Optional<String> taskToken(String requestId, long nowMillis) {
+                calls.pay(DynamoDbCallPattern.single());
+                return inMemory.taskToken(requestId, nowMillis);
+            }
+
+            @Override
             public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
                 return inMemory.replaceTaskToken(requestId, taskToken, nowMillis);
             }

@@ -46,7 +46,8 @@ public final class AdmissionService {
             if (!record.tenant().equals(ticket.tenant())) {
                 throw new RequestIdConflictException(ticket.requestId());
             }
-            if (!record.isTerminal() && taskToken != null && !taskToken.equals(record.taskToken())) {
+            if (!record.isTerminal() && taskToken != null
+                    && requests.taskToken(record.requestId(), nowMillis).filter(taskToken::equals).isEmpty()) {
                 // A retried Admit task waits on a new token: whoever ends the request must use it.
                 TransitionResult replaced = requests.replaceTaskToken(record.requestId(), taskToken, nowMillis);
                 if (replaced.record() != null) {
@@ -54,8 +55,13 @@ public final class AdmissionService {
                 }
             }
             if (record.isTerminal()) {
-                // The workflow waits on this call's token: a retried task state gets a new one.
-                callback.resume(taskToken == null ? record : record.toBuilder().taskToken(taskToken).build());
+                // The workflow waits on this call's token (a retried task state gets a new one), not
+                // on the stored one, which the store keeps once the request has ended.
+                if (taskToken == null) {
+                    callback.resume(record);
+                } else {
+                    callback.resume(record, taskToken);
+                }
                 return record;
             }
         }

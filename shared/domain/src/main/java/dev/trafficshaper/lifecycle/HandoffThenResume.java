@@ -38,7 +38,23 @@ public final class HandoffThenResume implements WorkflowCallback {
     }
 
     @Override
+    public void resume(RequestRecord terminal, String taskToken) {
+        try {
+            handoff.handOff(terminal);
+        } catch (RuntimeException e) {
+            workflow.resumeUndelivered(terminal, String.valueOf(e.getMessage()), taskToken);
+            return;
+        }
+        workflow.resume(terminal, taskToken);
+    }
+
+    @Override
     public void resumeUndelivered(RequestRecord terminal, String cause) {
         workflow.resumeUndelivered(terminal, cause);
+    }
+
+    @Override
+    public void resumeUndelivered(RequestRecord terminal, String cause, String taskToken) {
+        workflow.resumeUndelivered(terminal, cause, taskToken);
     }
 }

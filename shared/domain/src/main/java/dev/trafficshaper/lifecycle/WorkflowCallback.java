@@ -10,8 +10,20 @@ import dev.trafficshaper.request.RequestRecord;
  */
 public interface WorkflowCallback {
 
-    /** Called with the record in its terminal state; may be called again for the same record. */
+    /**
+     * Called with the record in its terminal state; may be called again for the same record. On
+     * AWS the execution is resumed with the request's stored task token, read here.
+     */
     void resume(RequestRecord terminal);
+
+    /**
+     * {@link #resume} with {@code taskToken} instead of the stored token: a retried Admit of a
+     * request that has already ended waits on its own new token, which the store refused. By
+     * default the same as {@link #resume}, for callbacks that hold no tokens.
+     */
+    default void resume(RequestRecord terminal, String taskToken) {
+        resume(terminal);
+    }
 
     /**
      * Resumes the workflow of a terminal request whose delivery could not be handed off, so that
@@ -19,5 +31,10 @@ public interface WorkflowCallback {
      */
     default void resumeUndelivered(RequestRecord terminal, String cause) {
         resume(terminal);
+    }
+
+    /** {@link #resumeUndelivered} with {@code taskToken} instead of the stored token, as {@link #resume(RequestRecord, String)}. */
+    default void resumeUndelivered(RequestRecord terminal, String cause, String taskToken) {
+        resumeUndelivered(terminal, cause);
     }
 }

@@ -63,7 +63,7 @@ public final class InMemoryRequestQueue implements RequestQueue {
                 return new EnqueueResult(false, first.get());
             }
             RequestRecord record = request.toQueuedRecord(picker.pick(shards), nowMillis);
-            requests.insertIfAbsent(record, nowMillis);
+            requests.insertIfAbsent(record, request.taskToken(), nowMillis);
             add(QueueItem.of(record));
             return new EnqueueResult(true, record);
         }

@@ -17,8 +17,9 @@ import java.util.List;
 public interface RequestQueue {
 
     /**
-     * Stores the request as QUEUED and its queue item, both or neither. Idempotent on
-     * {@code requestId}: a repeat, also a concurrent one, stores nothing and returns the first.
+     * Stores the request as QUEUED, its queue item and its task token (when it has one), all or
+     * none. Idempotent on {@code requestId}: a repeat, also a concurrent one, stores nothing (its
+     * token neither) and returns the first.
      *
      * @throws IllegalArgumentException for a model the catalog does not know
      */

@@ -17,6 +17,8 @@ public final class InMemoryRequestStore implements RequestStore {
     private final Map<String, RequestRecord> records = new HashMap<>();
     /** ADMITTED and INVOKING records by model and admission time, as the table's sparse index holds them. */
     private final java.util.TreeMap<String, String> unsettled = new java.util.TreeMap<>();
+    /** Task tokens by request id, beside the records as on AWS; live while their record is. */
+    private final Map<String, String> taskTokens = new HashMap<>();
 
     @Override
     public synchronized Optional<RequestRecord> find(String requestId, long nowMillis) {
@@ -36,9 +38,21 @@ public final class InMemoryRequestStore implements RequestStore {
     }
 
     @Override
+    public synchronized Optional<String> taskToken(String requestId, long nowMillis) {
+        return find(requestId, nowMillis).map(record -> taskTokens.get(requestId));
+    }
+
+    @Override
     public synchronized TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-        return apply(requestId, current -> current.isTerminal() ? TransitionResult.refused(current)
-                : TransitionResult.applied(current.toBuilder().taskToken(taskToken).build()), nowMillis);
+        Optional<RequestRecord> current = find(requestId, nowMillis);
+        if (current.isEmpty()) {
+            return TransitionResult.unknown(requestId);
+        }
+        if (current.get().isTerminal()) {
+            return TransitionResult.refused(current.get());
+        }
+        taskTokens.put(requestId, taskToken);
+        return TransitionResult.applied(current.get());
     }
 
     @Override
@@ -73,13 +87,19 @@ public final class InMemoryRequestStore implements RequestStore {
     }
 
     /**
-     * Stores {@code record} unless a live record with its id exists; returns that one if so.
-     * For the in-memory queue's idempotent enqueue.
+     * Stores {@code record} and its {@code taskToken} (nullable) unless a live record with its id
+     * exists; returns that one if so. For the in-memory queue's idempotent enqueue.
      */
-    public synchronized Optional<RequestRecord> insertIfAbsent(RequestRecord record, long nowMillis) {
+    public synchronized Optional<RequestRecord> insertIfAbsent(RequestRecord record, String taskToken,
+                                                               long nowMillis) {
         Optional<RequestRecord> existing = find(record.requestId(), nowMillis);
         if (existing.isEmpty()) {
             store(records.get(record.requestId()), record);
+            if (taskToken == null) {
+                taskTokens.remove(record.requestId());
+            } else {
+                taskTokens.put(record.requestId(), taskToken);
+            }
         }
         return existing;
     }

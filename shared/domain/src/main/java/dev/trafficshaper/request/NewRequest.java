@@ -10,6 +10,8 @@ import java.util.Objects;
  * A validated submission, ready to enqueue. The payload is already stored; only its reference
  * travels with the request.
  *
+ * @param taskToken       nullable; the Step Functions task token that resumes its workflow, stored
+ *                        beside the record (not in it) when enqueued
  * @param bodyDigest      nullable; the submitted body's canonical digest
  * @param retentionMillis how long the record outlives its deadline (the status stays readable)
  */
@@ -52,7 +54,7 @@ public record NewRequest(
         long expiresAt = RequestRecord.ceilToSecond(Math.max(deadlineMillis, nowMillis) + retentionMillis);
         return RequestRecord.builder().requestId(requestId).tenant(tenant).modelKey(modelKey).lane(lane)
                 .state(RequestState.QUEUED).shard(shard).enqueuedAtMillis(nowMillis).deadlineMillis(deadlineMillis)
-                .updatedAtMillis(nowMillis).estimate(estimate).payloadRef(payloadRef).taskToken(taskToken)
+                .updatedAtMillis(nowMillis).estimate(estimate).payloadRef(payloadRef)
                 .callbackUrl(callbackUrl).expiresAtMillis(expiresAt).bodyDigest(bodyDigest).build();
     }
 

@@ -16,7 +16,6 @@ import java.util.Objects;
  * @param detail          nullable; a human-readable reason
  * @param actualUsage     nullable; what Bedrock reported
  * @param resultRef       nullable; where the result is stored
- * @param taskToken       nullable; the Step Functions task token to release
  * @param callbackUrl     nullable; the webhook to notify
  * @param expiresAtMillis when the record stops existing (a whole second: it is the TTL)
  * @param requeues        how often Bedrock throttled it and it went back to the queue (a stale
@@ -50,7 +49,6 @@ public record RequestRecord(
         String detail,
         TokenUsage actualUsage,
         PayloadRef resultRef,
-        String taskToken,
         String callbackUrl,
         long expiresAtMillis,
         int requeues,
@@ -124,7 +122,7 @@ public record RequestRecord(
                 .updatedAtMillis(updatedAtMillis).admittedAtMillis(admittedAtMillis).startedAtMillis(startedAtMillis)
                 .finishedAtMillis(finishedAtMillis).fencingToken(fencingToken).estimate(estimate)
                 .payloadRef(payloadRef).failureReason(failureReason).detail(detail).actualUsage(actualUsage)
-                .resultRef(resultRef).taskToken(taskToken).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues)
+                .resultRef(resultRef).callbackUrl(callbackUrl).expiresAtMillis(expiresAtMillis).requeues(requeues)
                 .requeueReason(requeueReason).bodyDigest(bodyDigest).delivery(delivery)
                 .handedOffAtMillis(handedOffAtMillis);
     }
@@ -154,7 +152,6 @@ public record RequestRecord(
         private String detail;
         private TokenUsage actualUsage;
         private PayloadRef resultRef;
-        private String taskToken;
         private String callbackUrl;
         private long expiresAtMillis;
         private int requeues;
@@ -185,7 +182,6 @@ public record RequestRecord(
         public Builder detail(String value) { this.detail = value; return this; }
         public Builder actualUsage(TokenUsage value) { this.actualUsage = value; return this; }
         public Builder resultRef(PayloadRef value) { this.resultRef = value; return this; }
-        public Builder taskToken(String value) { this.taskToken = value; return this; }
         public Builder callbackUrl(String value) { this.callbackUrl = value; return this; }
         public Builder expiresAtMillis(long value) { this.expiresAtMillis = value; return this; }
         public Builder requeues(int value) { this.requeues = value; return this; }
@@ -197,8 +193,8 @@ public record RequestRecord(
         public RequestRecord build() {
             return new RequestRecord(requestId, tenant, modelKey, lane, state, shard, enqueuedAtMillis,
                     deadlineMillis, updatedAtMillis, admittedAtMillis, startedAtMillis, finishedAtMillis,
-                    fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, taskToken,
-                    callbackUrl, expiresAtMillis, requeues, requeueReason, bodyDigest, delivery,
+                    fencingToken, estimate, payloadRef, failureReason, detail, actualUsage, resultRef, callbackUrl,
+                    expiresAtMillis, requeues, requeueReason, bodyDigest, delivery,
                     handedOffAtMillis);
         }
     }

@@ -25,9 +25,19 @@ public interface RequestStore {
     }
 
     /**
+     * The token that resumes the request's workflow, read where the workflow is signalled: absent
+     * when the request has none (a local request), is unknown or past its retention. The token is
+     * kept apart from the record (on AWS its own item: a token of up to 1 KB in the status item
+     * would double the cost of each of its writes), stored with the request by
+     * {@code RequestQueue.enqueue} and replaced by {@link #replaceTaskToken}.
+     */
+    Optional<String> taskToken(String requestId, long nowMillis);
+
+    /**
      * Makes {@code taskToken} the token that resumes the request's workflow, while the request has
-     * not ended: a retried Admit task waits on a new token. Refused, with the current record, once
-     * the request is terminal; the caller then resumes the workflow itself.
+     * not ended: a retried Admit task waits on a new token. Applied with the current record; refused,
+     * with the current record and the stored token unchanged, once the request is terminal; the
+     * caller then resumes the workflow itself.
      */
     TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis);
 

@@ -24,7 +24,7 @@ class AdmissionServiceTest {
         RequestRecord record = admission.admit(ticket, "task-token-1", T0);
 
         assertThat(record.state()).isEqualTo(RequestState.QUEUED);
-        assertThat(record.taskToken()).isEqualTo("task-token-1");
+        assertThat(shaper.requests.taskToken("r1", T0)).contains("task-token-1");
         assertThat(record.estimate()).isEqualTo(ticket.estimate());
         assertThat(record.payloadRef()).isEqualTo(ticket.payloadRef());
         assertThat(record.deadlineMillis()).isEqualTo(T0 + 60_000);
@@ -59,8 +59,20 @@ class AdmissionServiceTest {
 
         RequestRecord again = admission.admit(ticket, "second-attempt", T0 + 1_000);
 
-        assertThat(again.taskToken()).isEqualTo("second-attempt");
-        assertThat(shaper.requests.find("r1", T0 + 1_000).orElseThrow().taskToken()).isEqualTo("second-attempt");
+        assertThat(again.state()).isEqualTo(RequestState.QUEUED);
+        assertThat(shaper.requests.taskToken("r1", T0 + 1_000)).contains("second-attempt");
+        assertThat(shaper.queue.depth(MODEL, T0 + 1_000)).isEqualTo(1);
+        assertThat(shaper.resumed).isEmpty();
+    }
+
+    @Test
+    void aRetriedAdmitOfAPendingRequestStoredWithoutATokenStoresItsToken() {
+        Ticket ticket = shaper.ticket("r1", "acme", MODEL, T0 + 60_000);
+        admission.admit(ticket, null, T0);
+
+        admission.admit(ticket, "redriven", T0 + 1_000);
+
+        assertThat(shaper.requests.taskToken("r1", T0 + 1_000)).contains("redriven");
         assertThat(shaper.queue.depth(MODEL, T0 + 1_000)).isEqualTo(1);
         assertThat(shaper.resumed).isEmpty();
     }
@@ -89,6 +101,7 @@ class AdmissionServiceTest {
         assertThat(again.state()).isEqualTo(RequestState.EXPIRED);
         assertThat(shaper.resumed).extracting(RequestRecord::requestId, RequestRecord::state)
                 .containsExactly(tuple("r1", RequestState.EXPIRED));
+        assertThat(shaper.resumedTokens).containsExactly("task-token-1");
         assertThat(shaper.wakes).isEmpty();
         assertThat(shaper.queue.depth(MODEL, T0 + 61_000)).isZero();
     }
@@ -101,8 +114,8 @@ class AdmissionServiceTest {
 
         admission.admit(ticket, "task-token-2", T0 + 61_000);
 
-        assertThat(shaper.resumed).extracting(RequestRecord::taskToken).containsExactly("task-token-2");
-        assertThat(shaper.record("r1").taskToken()).isEqualTo("task-token-1");
+        assertThat(shaper.resumedTokens).containsExactly("task-token-2");
+        assertThat(shaper.requests.taskToken("r1", T0 + 61_000)).contains("task-token-1");
     }
 
     @Test
@@ -114,7 +127,7 @@ class AdmissionServiceTest {
                 .isInstanceOf(RequestIdConflictException.class);
         RequestRecord stored = shaper.record("r1");
         assertThat(stored.tenant()).isEqualTo("acme");
-        assertThat(stored.taskToken()).isEqualTo("task-token-1");
+        assertThat(shaper.requests.taskToken("r1", T0)).contains("task-token-1");
         assertThat(shaper.wakes).isEmpty();
         assertThat(shaper.resumed).isEmpty();
     }

@@ -228,6 +228,11 @@ class DrainServiceInlineTest {
         }
 
         @Override
+        public Optional<String> taskToken(String requestId, long nowMillis) {
+            return store.taskToken(requestId, nowMillis);
+        }
+
+        @Override
         public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
             return store.replaceTaskToken(requestId, taskToken, nowMillis);
         }

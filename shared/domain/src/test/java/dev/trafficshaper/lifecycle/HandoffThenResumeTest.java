@@ -20,8 +20,18 @@ class HandoffThenResumeTest {
         }
 
         @Override
+        public void resume(RequestRecord terminal, String taskToken) {
+            trace.add("resume " + terminal.requestId() + " with " + taskToken);
+        }
+
+        @Override
         public void resumeUndelivered(RequestRecord terminal, String cause) {
             trace.add("resume undelivered " + terminal.requestId() + ": " + cause);
+        }
+
+        @Override
+        public void resumeUndelivered(RequestRecord terminal, String cause, String taskToken) {
+            trace.add("resume undelivered " + terminal.requestId() + " with " + taskToken + ": " + cause);
         }
     };
 
@@ -43,6 +53,33 @@ class HandoffThenResumeTest {
         callback.resume(terminal("r1"));
 
         assertThat(trace).containsExactly("resume undelivered r1: queue unreachable");
+    }
+
+    @Test
+    void aResumeWithAGivenTokenKeepsThatTokenWhetherTheHandOffSucceedsOrFails() {
+        HandoffThenResume delivered = HandoffThenResume.create(t -> trace.add("hand off " + t.requestId()), workflow);
+        HandoffThenResume undelivered = HandoffThenResume.create(t -> {
+            throw new IllegalStateException("queue unreachable");
+        }, workflow);
+
+        delivered.resume(terminal("r1"), "new-token");
+        undelivered.resume(terminal("r2"), "new-token");
+
+        assertThat(trace).containsExactly("hand off r1", "resume r1 with new-token",
+                "resume undelivered r2 with new-token: queue unreachable");
+    }
+
+    @Test
+    void byDefaultAResumeWithATokenIsAResume() {
+        List<String> resumed = new ArrayList<>();
+        WorkflowCallback plain = terminal -> resumed.add(terminal.requestId());
+
+        HandoffThenResume.create(t -> { }, plain).resume(terminal("r1"), "token");
+        HandoffThenResume.create(t -> {
+            throw new IllegalStateException("down");
+        }, plain).resume(terminal("r2"), "token");
+
+        assertThat(resumed).containsExactly("r1", "r2");
     }
 
     @Test

@@ -60,7 +60,27 @@ public final class ShaperFixture {
     public final List<RequestRecord> resumed = Collections.synchronizedList(new ArrayList<>());
     public final RecordingMetrics metrics = new RecordingMetrics();
     public final DrainerWake wake = wakes::add;
-    public final WorkflowCallback callback = resumed::add;
+    /**
+     * The task token each resume signalled, as the Step Functions callback picks it: the one given,
+     * else the one stored (read at the terminal write's time), {@code null} when none is.
+     */
+    public final List<String> resumedTokens = Collections.synchronizedList(new ArrayList<>());
+    public final WorkflowCallback callback = new WorkflowCallback() {
+        @Override
+        public void resume(RequestRecord terminal) {
+            resumed(terminal, requests.taskToken(terminal.requestId(), terminal.updatedAtMillis()).orElse(null));
+        }
+
+        @Override
+        public void resume(RequestRecord terminal, String taskToken) {
+            resumed(terminal, taskToken);
+        }
+
+        private void resumed(RequestRecord terminal, String taskToken) {
+            resumed.add(terminal);
+            resumedTokens.add(taskToken);
+        }
+    };
 
     public ShaperFixture() {
         this(ModelCatalog.of(List.of(

@@ -93,7 +93,8 @@ class SubmissionServiceTest {
 
         assertThat(again.isNew()).isFalse();
         assertThat(again.requestId()).isEqualTo("r1");
-        assertThat(again.existing().taskToken()).isEqualTo("token-1");
+        assertThat(again.existing().enqueuedAtMillis()).isEqualTo(T0);
+        assertThat(shaper.requests.taskToken("r1", T0 + 5_000)).contains("token-1");
         assertThat(stored).isEmpty();
     }
 

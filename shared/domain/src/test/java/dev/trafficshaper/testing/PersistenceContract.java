@@ -706,21 +706,81 @@ public abstract class PersistenceContract {
         assertThat(store.queue().heads(MODEL, 1, T0 + 1).work().get(0).tenant()).isEqualTo(tenant);
     }
 
+    // ---- task tokens
+
+    @Test
+    void theTaskTokenIsStoredWithTheRequestAtEnqueue() {
+        store.queue().enqueue(request("token", Lane.INTERACTIVE, DEADLINE), T0);
+
+        assertThat(store.requests().taskToken("token", T0 + 1)).contains("token-token");
+        assertThat(store.requests().taskToken("never-stored", T0 + 1)).isEmpty();
+    }
+
+    @Test
+    void aRepeatedEnqueueKeepsTheFirstTaskToken() {
+        store.queue().enqueue(request("token", Lane.INTERACTIVE, DEADLINE), T0);
+
+        NewRequest repeat = NewRequest.builder().requestId("token").tenant("tenant-1").modelKey(MODEL)
+                .deadlineMillis(DEADLINE).estimate(TokenUsage.of(1_000, 500)).payloadRef(ref("token"))
+                .taskToken("another-token").build();
+        assertThat(store.queue().enqueue(repeat, T0 + 1_000).created()).isFalse();
+
+        assertThat(store.requests().taskToken("token", T0 + 1_000)).contains("token-token");
+    }
+
+    @Test
+    void aRequestEnqueuedWithoutATaskTokenHasNone() {
+        NewRequest local = NewRequest.builder().requestId("local").tenant("tenant-1").modelKey(MODEL)
+                .deadlineMillis(DEADLINE).estimate(TokenUsage.of(1_000, 500)).payloadRef(ref("local")).build();
+
+        store.queue().enqueue(local, T0);
+
+        assertThat(store.requests().find("local", T0 + 1)).isPresent();
+        assertThat(store.requests().taskToken("local", T0 + 1)).isEmpty();
+    }
+
     @Test
     void aPendingRequestTakesANewTaskTokenAndAnEndedOneRefusesIt() {
         store.queue().enqueue(request("token", Lane.INTERACTIVE, DEADLINE), T0);
 
         TransitionResult replaced = store.requests().replaceTaskToken("token", "retried-token", T0 + 1);
+        assertThat(store.requests().taskToken("token", T0 + 1)).contains("retried-token");
         store.requests().transition("token", RequestEvent.Fail.of(FailureReason.DEPENDENCY_ERROR, "x"), T0 + 2);
         TransitionResult late = store.requests().replaceTaskToken("token", "too-late", T0 + 3);
 
         assertThat(replaced.applied()).isTrue();
-        assertThat(replaced.record().taskToken()).isEqualTo("retried-token");
         assertThat(replaced.record().state()).isEqualTo(RequestState.QUEUED);
         assertThat(late.outcome()).isEqualTo(TransitionResult.Outcome.REFUSED);
-        assertThat(late.record().taskToken()).isEqualTo("retried-token");
+        assertThat(late.record().state()).isEqualTo(RequestState.FAILED);
+        assertThat(store.requests().taskToken("token", T0 + 3)).contains("retried-token");
         assertThat(store.requests().replaceTaskToken("never-stored", "t", T0).outcome())
                 .isEqualTo(TransitionResult.Outcome.UNKNOWN_REQUEST);
+        assertThat(store.requests().taskToken("never-stored", T0)).isEmpty();
+    }
+
+    @Test
+    void aRequestWithoutATaskTokenTakesOneOnAReplace() {
+        NewRequest local = NewRequest.builder().requestId("tokenless").tenant("tenant-1").modelKey(MODEL)
+                .deadlineMillis(DEADLINE).estimate(TokenUsage.of(1_000, 500)).payloadRef(ref("tokenless")).build();
+        store.queue().enqueue(local, T0);
+
+        assertThat(store.requests().replaceTaskToken("tokenless", "redriven", T0 + 1).applied()).isTrue();
+
+        assertThat(store.requests().taskToken("tokenless", T0 + 1)).contains("redriven");
+    }
+
+    @Test
+    void theTaskTokenIsGoneWithTheRequestsRetention() {
+        RequestRecord old = store.queue().enqueue(request("old", Lane.BULK, T0 + 1_000), T0).record();
+        store.requests().replaceTaskToken("old", "replaced", T0 + 1);
+        long after = old.expiresAtMillis();
+
+        assertThat(store.requests().taskToken("old", after - 1)).contains("replaced");
+        assertThat(store.requests().taskToken("old", after)).isEmpty();
+        NewRequest reused = NewRequest.builder().requestId("old").tenant("tenant-1").modelKey(MODEL)
+                .deadlineMillis(after + 60_000).estimate(TokenUsage.of(1_000, 500)).payloadRef(ref("old")).build();
+        assertThat(store.queue().enqueue(reused, after).created()).isTrue();
+        assertThat(store.requests().taskToken("old", after + 1)).isEmpty();
     }
 
     @Test

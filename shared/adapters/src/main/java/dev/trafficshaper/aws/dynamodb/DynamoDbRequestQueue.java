@@ -45,8 +45,9 @@ import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledExcepti
  * by lane, tenant digest and age, so one shard's Query returns them flow by flow (one lane of one
  * tenant), each oldest first; {@link #heads} reads every tenant's front this way from all shards at
  * once ({@link QueueHeadsReader}). Enqueue and admit each write the status item and the queue item
- * in one transaction, so no crash can leave a queued request without its queue item or an admitted
- * one still queued; admission also checks the drainer lease in that transaction (fencing).
+ * in one transaction (enqueue also the task token's item), so no crash can leave a queued request
+ * without its queue item or its token, or an admitted one still queued; admission also checks the
+ * drainer lease in that transaction (fencing).
  * Admission batches up to {@value #ADMIT_BATCH} items per transaction, so the lease item is checked
  * once per batch, not once per request.
  *
@@ -139,11 +140,16 @@ public final class DynamoDbRequestQueue implements RequestQueue {
                 .expressionAttributeValues(Map.of(":nowSeconds", n(TableKeys.nowSeconds(nowMillis))))
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD).build();
         Put queued = Put.builder().tableName(table).item(RequestItems.queueItem(QueueItem.of(record))).build();
+        List<TransactWriteItem> writes = new ArrayList<>(List.of(TransactWriteItem.builder().put(status).build(),
+                TransactWriteItem.builder().put(queued).build()));
+        if (request.taskToken() != null) {
+            // In the transaction: no crash can leave a queued request that nobody could signal.
+            writes.add(TransactWriteItem.builder().put(Put.builder().tableName(table).item(RequestItems.token(
+                    record.requestId(), request.taskToken(), record.expiresAtMillis())).build()).build());
+        }
         for (int attempt = 1; ; attempt++) {
             try {
-                dynamoDb.transactWriteItems(b -> b.transactItems(
-                        TransactWriteItem.builder().put(status).build(),
-                        TransactWriteItem.builder().put(queued).build()));
+                dynamoDb.transactWriteItems(b -> b.transactItems(writes));
                 return new EnqueueResult(true, record);
             } catch (TransactionCanceledException e) {
                 CancellationReason reason = e.cancellationReasons().get(0);

@@ -17,14 +17,23 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
+import software.amazon.awssdk.services.dynamodb.model.ConditionCheck;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.Put;
+import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
+import software.amazon.awssdk.services.dynamodb.model.TransactionCanceledException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
-/** Request status items {@code REQ#{id}/STATUS}; each transition is one conditional UpdateItem. */
+/**
+ * Request status items {@code REQ#{id}/STATUS}, each transition one conditional UpdateItem, and
+ * their task tokens {@code REQ#{id}/TOKEN}, written once with the request and read where its
+ * workflow is signalled.
+ */
 public final class DynamoDbRequestStore implements RequestStore {
 
     static final int BATCH_GET = 100;
+    private static final int MAX_ATTEMPTS = 20;
 
     private final DynamoDbClient dynamoDb;
     private final String table;
@@ -95,25 +104,53 @@ public final class DynamoDbRequestStore implements RequestStore {
         }
     }
 
+    /** One strongly consistent GetItem of {@code REQ#{id}/TOKEN}: a replaced token is read at once. */
+    @Override
+    public Optional<String> taskToken(String requestId, long nowMillis) {
+        Map<String, AttributeValue> item = dynamoDb.getItem(b -> b.tableName(table)
+                .key(RequestItems.tokenKey(requestId)).consistentRead(true)).item();
+        return Attrs.isLive(item, nowMillis) ? Optional.ofNullable(Attrs.string(item, RequestItems.TASK_TOKEN))
+                : Optional.empty();
+    }
+
+    /**
+     * A consistent read of the status item, then one transaction: a condition check that the request
+     * is live and not terminal, and the token item put with the status item's TTL. Whoever ends the
+     * request reads the token after its terminal write, so either it reads the new token or the put
+     * is cancelled and the caller, seeing the request ended, resumes the new token itself. Only a
+     * retried Admit comes here.
+     */
     @Override
     public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-        try {
-            Map<String, AttributeValue> updated = dynamoDb.updateItem(b -> b.tableName(table)
-                    .key(RequestItems.statusKey(requestId))
-                    .updateExpression("SET #token = :token")
+        for (int attempt = 1; ; attempt++) {
+            Optional<RequestRecord> current = find(requestId, nowMillis);
+            if (current.isEmpty()) {
+                return TransitionResult.unknown(requestId);
+            }
+            if (current.get().isTerminal()) {
+                return TransitionResult.refused(current.get());
+            }
+            ConditionCheck pending = ConditionCheck.builder().tableName(table).key(RequestItems.statusKey(requestId))
                     .conditionExpression("#state IN (:queued, :admitted, :invoking) AND #expiresAt > :nowSeconds")
-                    .expressionAttributeNames(Map.of("#token", RequestItems.TASK_TOKEN, "#state", RequestItems.STATE,
-                            "#expiresAt", TableKeys.EXPIRES_AT))
-                    .expressionAttributeValues(Map.of(":token", AttributeValue.fromS(taskToken),
+                    .expressionAttributeNames(Map.of("#state", RequestItems.STATE, "#expiresAt", TableKeys.EXPIRES_AT))
+                    .expressionAttributeValues(Map.of(
                             ":queued", AttributeValue.fromS(RequestState.QUEUED.name()),
                             ":admitted", AttributeValue.fromS(RequestState.ADMITTED.name()),
                             ":invoking", AttributeValue.fromS(RequestState.INVOKING.name()),
                             ":nowSeconds", AttributeValue.fromN(Long.toString(TableKeys.nowSeconds(nowMillis)))))
-                    .returnValues(ReturnValue.ALL_NEW)
-                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)).attributes();
-            return TransitionResult.applied(RequestItems.status(updated));
-        } catch (ConditionalCheckFailedException e) {
-            return refusal(requestId, e.item(), nowMillis);
+                    .build();
+            Put token = Put.builder().tableName(table)
+                    .item(RequestItems.token(requestId, taskToken, current.get().expiresAtMillis())).build();
+            try {
+                dynamoDb.transactWriteItems(b -> b.transactItems(TransactWriteItem.builder().conditionCheck(pending).build(),
+                        TransactWriteItem.builder().put(token).build()));
+                return TransitionResult.applied(current.get());
+            } catch (TransactionCanceledException e) {
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw e;
+                }
+                Backoff.pause(attempt); // ended in between (read again to return it) or a conflict
+            }
         }
     }
 

@@ -16,7 +16,7 @@ import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** The item layout of request status records and queue items. */
+/** The item layout of request status records, their task tokens and queue items. */
 final class RequestItems {
 
     static final String ENTITY = "entity";
@@ -57,6 +57,19 @@ final class RequestItems {
         return Attrs.key(TableKeys.requestPk(requestId), TableKeys.STATUS_SK);
     }
 
+    static Map<String, AttributeValue> tokenKey(String requestId) {
+        return Attrs.key(TableKeys.requestPk(requestId), TableKeys.TOKEN_SK);
+    }
+
+    /** The task token item: the token alone, with the TTL of the request's status item. */
+    static Map<String, AttributeValue> token(String requestId, String taskToken, long expiresAtMillis) {
+        Map<String, AttributeValue> item = tokenKey(requestId);
+        item.put(ENTITY, s("taskToken"));
+        item.put(TASK_TOKEN, s(taskToken));
+        item.put(TableKeys.EXPIRES_AT, n(expiresAtMillis / 1000));
+        return item;
+    }
+
     static Map<String, AttributeValue> queueKey(QueueItem item) {
         return Attrs.key(TableKeys.queuePk(item.modelKey(), item.shard()),
                 TableKeys.queueSk(item.lane(), item.tenant(), item.enqueuedAtMillis(), item.requestId()));
@@ -92,9 +105,6 @@ final class RequestItems {
         }
         if (r.resultRef() != null) {
             item.put(RESULT, Attrs.ref(r.resultRef()));
-        }
-        if (r.taskToken() != null) {
-            item.put(TASK_TOKEN, s(r.taskToken()));
         }
         if (r.callbackUrl() != null) {
             item.put(CALLBACK_URL, s(r.callbackUrl()));
@@ -139,7 +149,6 @@ final class RequestItems {
                 .detail(string(item, DETAIL))
                 .actualUsage(Attrs.usage(item, ACTUAL))
                 .resultRef(Attrs.ref(item, RESULT))
-                .taskToken(string(item, TASK_TOKEN))
                 .callbackUrl(string(item, CALLBACK_URL))
                 .bodyDigest(string(item, BODY_DIGEST))
                 .expiresAtMillis(number(item, TableKeys.EXPIRES_AT) * 1000)

@@ -34,6 +34,8 @@ public final class TableKeys {
     public static final String LEASE_SK = "LEASE";
     public static final String CONFIG_SK = "CONFIG";
     public static final String STATUS_SK = "STATUS";
+    /** A request's Step Functions task token, beside its status item (a token of up to 1 KB would double its writes). */
+    public static final String TOKEN_SK = "TOKEN";
     /**
      * The sparse global secondary index of unsettled requests: only a status item that is ADMITTED
      * or INVOKING carries its key attributes, so the sweeper's Query reads what may be stuck and
@@ -56,6 +58,7 @@ public final class TableKeys {
             new KeyPattern("queue item", "MODEL#{model}#Q#{shard}",
                     "{laneRank}-{lane}#{tenantDigest}#{enqueuedAtMillis:15}#{requestId}"),
             new KeyPattern("request status", "REQ#{requestId}", STATUS_SK),
+            new KeyPattern("task token", "REQ#{requestId}", TOKEN_SK),
             new KeyPattern("unsettled index (GSI " + UNSETTLED_INDEX + ")", "MODEL#{model}#A#{shard}",
                     "{admittedAtMillis:15}#{requestId}"),
             new KeyPattern("payload", "REQ#{requestId}", "PAYLOAD#{kind}#{sha256}"),
