@@ -261,8 +261,8 @@ final class CountedLifecycle implements AutoCloseable {
 
     /**
      * The Admit task's input with the task token padded to {@value #AWS_TASK_TOKEN_CHARS} characters:
-     * moto's tokens are 36, AWS's up to about 1 KB, and the token is stored in the request's items,
-     * so their sizes, and the write units counted, are AWS's.
+     * moto's tokens are 36, AWS's up to about 1 KB, and the token is stored (in its own item) and
+     * read back at each signal, so that item's size, and the units counted, are AWS's.
      */
     private static Function<JsonNode, JsonNode> awsSizedToken(Function<JsonNode, JsonNode> handler) {
         return payload -> {

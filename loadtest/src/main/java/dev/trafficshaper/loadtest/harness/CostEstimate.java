@@ -9,7 +9,7 @@ import java.util.Locale;
  * figure is an upper bound where the outcome is unknown: Bedrock is priced as if every request of
  * every arm succeeded once (throttled calls are not billed), workers as if each ran its whole slot,
  * the reconcile loop as if it waited the whole drain time. List prices of us-east-1 (arm64 Lambda),
- * before any free tier; the shaper's own bill is docs/cost-model.md's ~$66 per million requests (counted).
+ * before any free tier; the shaper's own bill is docs/cost-model.md's ~$63 per million requests (counted).
  */
 public record CostEstimate(List<Line> lines) {
 
@@ -26,7 +26,7 @@ public record CostEstimate(List<Line> lines) {
         /** Amazon Nova Lite on demand ($0.06 / $0.24 per million input / output tokens) and us-east-1 list prices. */
         public static Prices defaults(double inputPerMillion, double outputPerMillion) {
             return new Prices(inputPerMillion, outputPerMillion, 0.0000133334, 0.20, 0.025, 0.005, 0.0004, 0.40,
-                    65.6);
+                    62.6);
         }
     }
 

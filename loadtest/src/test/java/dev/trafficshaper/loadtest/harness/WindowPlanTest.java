@@ -65,7 +65,7 @@ class WindowPlanTest {
         assertThat(cost.lines().get(2).usd()).isEqualTo(gbSeconds * 0.0000133334 + 2 / 1e6 * 0.20,
                 org.assertj.core.data.Offset.offset(1e-9));
         assertThat(cost.lines()).extracting(CostEstimate.Line::item).contains("the shaper stack itself");
-        assertThat(cost.lines().get(cost.lines().size() - 1).usd()).isEqualTo(0.0656, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(cost.lines().get(cost.lines().size() - 1).usd()).isEqualTo(0.0626, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(cost.render(prices)).contains("Bedrock at $0.06 / $0.24 per million", "total");
         assertThat(cost.totalUsd()).isGreaterThan(2 * (18 * 0.06 + 0.5 * 0.24));
     }
