@@ -125,7 +125,8 @@ public final class LocalRuntime implements AutoCloseable {
                         .callbacks(b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local())
                         .maxBodyBytes(maxBodyBytes)
                         .delivery(b.webhookSchedule)
-                        .drain(DrainSettings.defaults().withDispatch(DispatchMode.INLINE, b.invokerThreads))
+                        .drain(WallClockDrainSettings.of(DrainSettings.defaults().withDispatch(DispatchMode.INLINE,
+                                b.invokerThreads), clock.scale()))
                         .build())
                 .build());
         queueLeftoverWebhooks(stores);
