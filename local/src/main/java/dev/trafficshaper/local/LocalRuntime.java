@@ -18,6 +18,7 @@ import dev.trafficshaper.lifecycle.InvocationService;
 import dev.trafficshaper.lifecycle.SafetyNet;
 import dev.trafficshaper.lifecycle.ShaperMetrics;
 import dev.trafficshaper.lifecycle.SubmissionService;
+import dev.trafficshaper.lifecycle.Sweeper;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.payload.PayloadPolicy;
 import dev.trafficshaper.queue.RequestQueue;
@@ -55,12 +56,15 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
  * once, with no time limit to fit them in); a call that finds every thread busy, and the sweeper's
  * re-dispatch, go to the invoker pool as the asynchronous Bedrock Processor. Every second the {@link SafetyNet}
  * sweeps, as the 1-minute schedule does on AWS: it wakes a drainer for any model with queued work
- * and no lease, and expires the overdue items of such models. Each model keeps one pacer for the
+ * and no lease, and expires the overdue items of such models; in the same pass, every
+ * {@link Sweeper#PERIOD}, the {@link UndeliveredSweep} hands off the delivery of requests that ended
+ * without one. Each model keeps one pacer for the
  * life of the process ({@link KeptPacers}), so a drainer that starts again soon after the last one
  * went idle still knows what was admitted in the last minute.
  *
  * <p>Time comes from one {@link LocalClock}; a scaled clock (shared with the Bedrock simulator)
- * plays a run of several quota minutes in seconds.
+ * plays a run of several quota minutes in seconds, while the drainer's lease and bookkeeping keep
+ * their wall lengths ({@link WallClockDrainSettings}).
  */
 public final class LocalRuntime implements AutoCloseable {
 
@@ -78,6 +82,7 @@ public final class LocalRuntime implements AutoCloseable {
     private final ScheduledExecutorService safetyNet = Executors.newSingleThreadScheduledExecutor(
             DaemonThreads.factory("shaper-safety-net"));
     private final Map<String, AtomicBoolean> draining = new ConcurrentHashMap<>();
+    private final UndeliveredSweep undelivered;
     private final LocalClock clock;
     private final int maxBodyBytes;
     private final OutcomeListener listener;
@@ -125,10 +130,13 @@ public final class LocalRuntime implements AutoCloseable {
                         .callbacks(b.strictCallbacks ? CallbackUrlPolicy.strict() : CallbackUrlPolicy.local())
                         .maxBodyBytes(maxBodyBytes)
                         .delivery(b.webhookSchedule)
-                        .drain(DrainSettings.defaults().withDispatch(DispatchMode.INLINE, b.invokerThreads))
+                        .drain(WallClockDrainSettings.of(DrainSettings.defaults().withDispatch(DispatchMode.INLINE,
+                                b.invokerThreads), clock.scale()))
                         .build())
                 .build());
         queueLeftoverWebhooks(stores);
+        this.undelivered = new UndeliveredSweep(stores.endedWithoutDelivery(), stores.requests(), this::handOff,
+                Sweeper.PERIOD.toMillis(), Sweeper.GRACE.toMillis());
         safetyNet.scheduleWithFixedDelay(this::sweep, 1, 1, TimeUnit.SECONDS);
         webhookPump.scheduleWithFixedDelay(this::sendDueWebhooks, 50, 50, TimeUnit.MILLISECONDS);
     }
@@ -212,13 +220,18 @@ public final class LocalRuntime implements AutoCloseable {
             stores.requests().find(requestId, now).filter(RequestRecord::isTerminal).ifPresent(record -> {
                 if (record.delivery() == null) {
                     // Ended, and the process died before it handed the delivery off: hand it off now.
-                    services.notifier().deliver(record);
-                    deliver(record);
+                    handOff(record);
                 } else if (!record.delivery().delivered() && !record.delivery().deadLettered()) {
                     webhooks.enqueue(requestId, record.callbackUrl());
                 }
             });
         }
+    }
+
+    /** Hands an ended request's delivery off (event published, webhook queued) and tells the listener. */
+    private void handOff(RequestRecord record) {
+        services.notifier().deliver(record);
+        deliver(record);
     }
 
     /** The Bedrock Processor's asynchronous invoke: one call on the invoker pool (the drainer's own threads busy, or a sweep). */
@@ -258,12 +271,20 @@ public final class LocalRuntime implements AutoCloseable {
         return webhooks;
     }
 
-    /** One safety-net sweep; a failure (a store unreachable, say) is reported and the next sweep runs. */
+    /**
+     * One safety-net sweep, then the pass over ended requests never handed off; a failure (a store
+     * unreachable, say) is reported and the next sweep runs.
+     */
     private void sweep() {
         try {
             services.safetyNet().sweep(clock.nowMillis());
         } catch (RuntimeException e) {
             System.err.println("safety net sweep failed: " + e);
+        }
+        try {
+            undelivered.sweep(clock.nowMillis());
+        } catch (RuntimeException e) {
+            System.err.println("sweep of undelivered outcomes failed: " + e);
         }
     }
 

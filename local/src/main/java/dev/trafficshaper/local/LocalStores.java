@@ -15,11 +15,13 @@ import dev.trafficshaper.queue.InMemoryRequestQueue;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.queue.ShardPicker;
 import dev.trafficshaper.request.InMemoryRequestStore;
+import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.RequestStore;
 import dev.trafficshaper.usage.InMemoryUsageLedger;
 import dev.trafficshaper.usage.UsageLedger;
 import dev.trafficshaper.usage.UsageSharding;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -38,10 +40,19 @@ import software.amazon.awssdk.services.s3.S3Client;
  * <p>{@code withCallbacks} lists the requests stored with a callback URL, ended or not; the runtime
  * reads it once as it starts, so that the webhooks a stopped process had waiting in memory are
  * queued again. Empty in memory, where nothing outlives the process; a Scan of the status items on
- * DynamoDB.
+ * DynamoDB. {@code endedWithoutDelivery} lists the ended requests with a callback whose delivery
+ * carries no hand-off mark, for the running runtime's {@link UndeliveredSweep}: empty in memory, a
+ * Scan on DynamoDB.
  */
 public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeases leases, PayloadStore payloads,
-                          UsageLedger usage, ModelStatusBoard board, Supplier<List<String>> withCallbacks) {
+                          UsageLedger usage, ModelStatusBoard board, Supplier<List<String>> withCallbacks,
+                          Supplier<List<String>> endedWithoutDelivery) {
+
+    /** Stores that list no ended request without a delivery. */
+    public LocalStores(RequestStore requests, RequestQueue queue, DrainerLeases leases, PayloadStore payloads,
+                       UsageLedger usage, ModelStatusBoard board, Supplier<List<String>> withCallbacks) {
+        this(requests, queue, leases, payloads, usage, board, withCallbacks, List::of);
+    }
 
     /** The in-memory adapters, sharing one record store as the in-memory queue requires. */
     public static Function<ModelCatalog, LocalStores> inMemory() {
@@ -68,18 +79,44 @@ public record LocalStores(RequestStore requests, RequestQueue queue, DrainerLeas
             }
             DynamoDbStores stores = DynamoDbStores.create(dynamoDb, s3, table, bucket, catalog);
             return new LocalStores(stores.requests(), stores.queue(), stores.leases(), stores.payloads(),
-                    stores.usage(), stores.board(), () -> requestsWithCallbacks(dynamoDb, table));
+                    stores.usage(), stores.board(), () -> requestsWithCallbacks(dynamoDb, table),
+                    () -> endedWithoutDelivery(dynamoDb, table));
         };
     }
 
     private static List<String> requestsWithCallbacks(DynamoDbClient dynamoDb, String table) {
+        return statusItems(dynamoDb, table, "#sk = :status AND attribute_exists(callbackUrl)", Map.of("#sk",
+                TableKeys.SK), Map.of(":status", AttributeValue.fromS(TableKeys.STATUS_SK)));
+    }
+
+    private static List<String> endedWithoutDelivery(DynamoDbClient dynamoDb, String table) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":status", AttributeValue.fromS(TableKeys.STATUS_SK)));
+        List<String> ended = new ArrayList<>();
+        for (RequestState state : RequestState.values()) {
+            if (state.isTerminal()) {
+                values.put(":" + state.name(), AttributeValue.fromS(state.name()));
+                ended.add(":" + state.name());
+            }
+        }
+        return statusItems(dynamoDb, table, "#sk = :status AND attribute_exists(callbackUrl)"
+                + " AND attribute_not_exists(handedOffAt)"
+                + " AND #state IN (" + String.join(", ", ended) + ")",
+                Map.of("#sk", TableKeys.SK, "#state", "state"), values);
+    }
+
+    private static List<String> statusItems(DynamoDbClient dynamoDb, String table, String filter,
+                                            Map<String, String> names, Map<String, AttributeValue> values) {
         String prefix = TableKeys.requestPk("");
         List<String> ids = new ArrayList<>();
-        dynamoDb.scanPaginator(b -> b.tableName(table).projectionExpression(TableKeys.PK)
-                        .filterExpression("#sk = :status AND attribute_exists(callbackUrl)")
-                        .expressionAttributeNames(Map.of("#sk", TableKeys.SK))
-                        .expressionAttributeValues(Map.of(":status", AttributeValue.fromS(TableKeys.STATUS_SK))))
+        dynamoDb.scanPaginator(b -> b.tableName(table).projectionExpression("#pk").filterExpression(filter)
+                        .expressionAttributeNames(withPk(names)).expressionAttributeValues(values))
                 .items().forEach(item -> ids.add(item.get(TableKeys.PK).s().substring(prefix.length())));
         return ids;
+    }
+
+    private static Map<String, String> withPk(Map<String, String> names) {
+        Map<String, String> all = new HashMap<>(names);
+        all.put("#pk", TableKeys.PK);
+        return all;
     }
 }

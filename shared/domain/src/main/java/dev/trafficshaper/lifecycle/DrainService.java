@@ -9,6 +9,7 @@ import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Admission;
 import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.queue.AdmitResult;
+import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.queue.RequestQueue;
 import dev.trafficshaper.request.RequestRecord;
@@ -229,7 +230,10 @@ public final class DrainService {
                         core.leaseRenewed(now);
                     }
                 } else if (step instanceof DrainStep.ReadHeads read) {
-                    core.headsRead(queue.heads(model.key(), read.limitPerLane(), now), now);
+                    // Told the time the read ended: the next refresh counts from there, so a read slower
+                    // than the refresh period still leaves the loop time to admit what it read.
+                    QueueHeads heads = queue.heads(model.key(), read.limitPerLane(), now);
+                    core.headsRead(heads, clock.nowMillis());
                 } else if (step instanceof DrainStep.Admit admit) {
                     admit(held, admit, now);
                 } else if (step instanceof DrainStep.Dispatch send) {

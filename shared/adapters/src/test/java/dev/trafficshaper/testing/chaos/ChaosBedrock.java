@@ -62,6 +62,7 @@ public final class ChaosBedrock implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
     private final AtomicInteger unmarked = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
     private volatile ChaosTally tally;
     private volatile Plan plan = Plan.NONE;
     private volatile long holdMillis = 10_000;
@@ -100,12 +101,18 @@ public final class ChaosBedrock implements AutoCloseable {
         this.holdMillis = hold.toMillis();
     }
 
+    /** Calls received and not yet answered (forwarded, held, or being written back). */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
     /** Calls without a marker: none are expected. */
     public int unmarkedCalls() {
         return unmarked.get();
     }
 
     private void serve(HttpExchange exchange) throws IOException {
+        inFlight.incrementAndGet();
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             Matcher marker = MARKER.matcher(new String(body, StandardCharsets.UTF_8));
@@ -137,6 +144,8 @@ public final class ChaosBedrock implements AutoCloseable {
                     fault == Fault.BROKEN_CONNECTION);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            inFlight.decrementAndGet();
         }
     }
 
