@@ -1,6 +1,9 @@
 package dev.trafficshaper.pacing;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
 
 /**
  * What the real meter gives beyond the strict bound, learnt by probing: how much of the open calls'
@@ -35,6 +38,12 @@ import java.util.ArrayDeque;
  * the call ends) calls for: every step up there ends in a throttle, and probing it every 10 s spent
  * the whole budget for nothing (69 throttles where 5 now find the same, `over-reservation` under
  * the sliding window), while a meter that forgives lets the steps through and never slows them.
+ *
+ * <p>Across a handoff the successor resumes f and l, and the budget too: the calls and probe
+ * throttles of the last 10 minutes, the step's wait and the time of the last change
+ * ({@link PacerState.HeadroomState}, counted so the successor never has more room than the
+ * predecessor would have had). A fresh budget per successor would let a drainer handed off every
+ * few minutes spend 1% of each successor's calls on top of its predecessors' throttles.
  *
  * <p>A throttle while nothing is being probed is not the probe's: it goes to {@link ThrottleFeedback}
  * as before. Load states: <b>strict</b> (f = l = 0: fresh, switched off, or out of budget);
@@ -155,6 +164,65 @@ final class Headroom {
         }
         forgiveness = Math.max(0.0, Math.min(1.0, learntForgiveness));
         lift = Math.max(0.0, Math.min(maxLift, learntLift));
+    }
+
+    /** The budget and step at {@code capturedAtMillis}, for a successor (see {@link PacerState.HeadroomState}). */
+    PacerState.HeadroomState export(long capturedAtMillis) {
+        long after = capturedAtMillis - BUDGET_WINDOW_MILLIS;
+        TreeMap<Long, long[]> minutes = new TreeMap<>(); // start → {calls, throttles, last}
+        for (int i = 0; i < BUCKETS; i++) {
+            long minute = minuteOf(bucketStart[i]);
+            if (admissions[i] > 0 && minute > after && bucketStart[i] <= capturedAtMillis) {
+                minutes.computeIfAbsent(minute, m -> new long[] {0, 0, PacerState.NEVER})[0] += admissions[i];
+            }
+        }
+        for (long at : throttles) {
+            if (at > after && at <= capturedAtMillis) {
+                long[] counts = minutes.computeIfAbsent(minuteOf(at), m -> new long[] {0, 0, PacerState.NEVER});
+                counts[1]++;
+                counts[2] = Math.max(counts[2], at);
+            }
+        }
+        List<PacerState.BudgetMinute> list = new ArrayList<>(minutes.size());
+        minutes.forEach((start, counts) -> list.add(new PacerState.BudgetMinute(start, counts[0], counts[1], counts[2])));
+        long changed = lastChangeAt == Long.MIN_VALUE || lastChangeAt > capturedAtMillis ? PacerState.NEVER : lastChangeAt;
+        return new PacerState.HeadroomState(stepMillis, changed, list);
+    }
+
+    /** The latest time headroom has booked anything at: a capture must not be before it. */
+    long latestAt() {
+        long latest = lastChangeAt;
+        for (long start : bucketStart) {
+            latest = Math.max(latest, start);
+        }
+        return throttles.isEmpty() ? latest : Math.max(latest, throttles.peekLast());
+    }
+
+    /**
+     * Continues a predecessor's budget at {@code nowMillis}: its calls dated at the start of their
+     * minute, its probe throttles at the latest of theirs, its step and last change as they were.
+     */
+    void restoreBudget(PacerState.HeadroomState state, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        stepMillis = state.stepMillis();
+        lastChangeAt = state.lastChangeAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastChangeAtMillis();
+        for (PacerState.BudgetMinute minute : state.minutes()) {
+            // Minutes within one 10-minute window fall in distinct buckets of the ring.
+            if (minute.calls() > 0 && minute.startMillis() > nowMillis - BUDGET_WINDOW_MILLIS) {
+                int index = bucketIndex(minute.startMillis());
+                bucketStart[index] = minute.startMillis();
+                admissions[index] = minute.calls();
+            }
+            for (long i = 0; i < minute.throttles(); i++) {
+                throttles.addLast(minute.lastThrottleAtMillis());
+            }
+        }
+    }
+
+    private static long minuteOf(long atMillis) {
+        return Math.floorDiv(atMillis, PacerState.MINUTE_MILLIS) * PacerState.MINUTE_MILLIS;
     }
 
     private boolean budgetHasRoom(long nowMillis) {

@@ -19,7 +19,8 @@ import dev.trafficshaper.quota.TokenUsage;
  *   reserved = ceil(estimate × scale)
  * </pre>
  *
- * A successor starts again at 1 (the estimate as submitted) and learns within 16 settlements.
+ * A successor resumes the mean, spread and sample count ({@link PacerState.InputScaleState}), so a
+ * handoff neither relearns the scale nor reserves the bare estimate for 16 settlements meanwhile.
  */
 final class InputScale {
 
@@ -44,6 +45,20 @@ final class InputScale {
             mean += (ratio - mean) * LEARNING_RATE;
         }
         samples = Math.min(samples + 1, WARM_UP);
+    }
+
+    PacerState.InputScaleState export() {
+        return new PacerState.InputScaleState(mean, spread, samples);
+    }
+
+    /** Continues from a predecessor's learning; nothing learnt (an older state) leaves it fresh. */
+    void restore(PacerState.InputScaleState learnt) {
+        if (learnt.samples() == 0) {
+            return;
+        }
+        mean = learnt.mean();
+        spread = learnt.spread();
+        samples = learnt.samples();
     }
 
     double scale() {

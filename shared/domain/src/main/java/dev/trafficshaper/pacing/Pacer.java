@@ -119,6 +119,8 @@ public final class Pacer {
         }
         pacer.outputShare.restore(state.outputShare());
         pacer.headroom.restore(state.forgiveness(), state.lift());
+        pacer.headroom.restoreBudget(state.headroomBudget(), nowMillis);
+        pacer.inputScale.restore(state.inputScale());
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -140,6 +142,7 @@ public final class Pacer {
         for (DimensionBudget budget : budgets) {
             capturedAt = Math.max(capturedAt, budget.latestChargeAt());
         }
+        capturedAt = Math.max(capturedAt, headroom.latestAt());
         Map<QuotaDimension, PacerState.DimensionState> dimensions = new EnumMap<>(QuotaDimension.class);
         for (DimensionBudget budget : budgets) {
             dimensions.put(budget.dimension(), budget.export(capturedAt));
@@ -155,7 +158,8 @@ public final class Pacer {
                 episodeAt == Long.MIN_VALUE ? PacerState.NEVER : episodeAt,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
-                tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift());
+                tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
+                headroom.export(capturedAt), inputScale.export());
     }
 
     public Quota quota() {

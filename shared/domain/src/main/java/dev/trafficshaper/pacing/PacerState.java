@@ -48,8 +48,14 @@ import java.util.TreeMap;
  *       tenants the successor's settings still cap.
  *   <li><b>Output share</b>: the share of the output allowance settled calls generated, so the
  *       successor spaces at the learnt cost at once ({@link OutputShare}).
- *   <li><b>Headroom</b>: the learnt forgiveness and lift ({@link Headroom}); its budget of extra
- *       calls starts afresh, so a successor probes no further until it has admitted a hundred calls.
+ *   <li><b>Headroom</b>: the learnt forgiveness and lift ({@link Headroom}), and its budget of
+ *       extra calls ({@link HeadroomState}): the calls and probe throttles of the last 10 minutes
+ *       as per-minute counts, the wait before the next step and when the last step was taken. So a
+ *       10-minute window spanning any number of handoffs holds at most 1% of its calls as probe
+ *       throttles, and a probe the meter kept refusing stays slowed down.
+ *   <li><b>Input scale</b>: the learnt ratio of actual to estimated input, as its running mean,
+ *       spread and sample count ({@link InputScaleState}), so the successor reserves the learnt
+ *       input at once instead of the estimate for its first 16 settlements.
  * </ul>
  * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
  * start afresh: a flow's turn may shift by about one request, which costs no quota.
@@ -77,6 +83,10 @@ import java.util.TreeMap;
  * @param forgiveness          headroom's learnt share of the open calls' excess reservation the
  *                             meter forgives, in [0, 1] (0: strict, and what an older state reads)
  * @param lift                 headroom's learnt lift of the target, at least 0
+ * @param headroomBudget       headroom's budget of extra calls and its step; absent (an older
+ *                             state) reads as {@link HeadroomState#NONE}: no calls to spend on
+ * @param inputScale           the learnt input scale; absent (an older state) reads as
+ *                             {@link InputScaleState#NONE}: nothing learnt
  */
 public record PacerState(
         long capturedAtMillis,
@@ -89,7 +99,9 @@ public record PacerState(
         Map<String, Long> tenantNextSlotMicros,
         double outputShare,
         double forgiveness,
-        double lift) {
+        double lift,
+        HeadroomState headroomBudget,
+        InputScaleState inputScale) {
 
     /** Marks a time for something that has not happened. */
     public static final long NEVER = Long.MIN_VALUE;
@@ -99,6 +111,9 @@ public record PacerState(
 
     /** Most charges one dimension can hold: a 60 s window touches at most 13 aligned 5 s buckets. */
     public static final int MAX_CHARGES = (int) (DimensionBudget.WINDOW_MILLIS / BUCKET_MILLIS) + 1;
+
+    /** Width of headroom's budget minutes. */
+    public static final long MINUTE_MILLIS = 60_000;
 
     /**
      * One limited quota dimension at capture.
@@ -144,15 +159,123 @@ public record PacerState(
         }
     }
 
+    /**
+     * Headroom's budget of extra calls at capture, compact whatever the rate: per minute of the
+     * last 10, how many calls were admitted and how many probe throttles came back.
+     *
+     * <p>Why it errs as it does: the budget has room while probe throttles + 1 ≤ 1% of calls,
+     * both over the last 10 minutes. Calls are dated at the start of their minute, so the successor
+     * lets them leave its window no later than they really do (a minute that began 10 minutes or
+     * more before the capture is dropped); throttles are dated at the latest one of their minute,
+     * so it holds them at least as long. The successor therefore counts no more calls and no fewer
+     * throttles than were really in any window, and never has more room than the predecessor would
+     * have had. The price is up to a minute of calls' credit (a tenth of the budget) per handoff.
+     *
+     * @param stepMillis         the wait between probe steps, doubled by each probe throttle
+     * @param lastChangeAtMillis when headroom last stepped or backed off, or {@link #NEVER}
+     * @param minutes            the minutes of the last 10 that hold calls or throttles, oldest first
+     */
+    public record HeadroomState(long stepMillis, long lastChangeAtMillis, List<BudgetMinute> minutes) {
+
+        /** Nothing learnt: the base step, no step taken, no calls to spend on. */
+        public static final HeadroomState NONE = new HeadroomState(Headroom.STEP_MILLIS, NEVER, List.of());
+
+        /** Most minutes a 10-minute window touches. */
+        public static final int MAX_MINUTES = (int) (Headroom.BUDGET_WINDOW_MILLIS / MINUTE_MILLIS) + 1;
+
+        public HeadroomState {
+            if (stepMillis < Headroom.STEP_MILLIS || stepMillis > Headroom.MAX_STEP_MILLIS) {
+                throw new IllegalArgumentException("stepMillis must be within [" + Headroom.STEP_MILLIS + ", "
+                        + Headroom.MAX_STEP_MILLIS + "], was " + stepMillis);
+            }
+            if (minutes == null) {
+                throw new IllegalArgumentException("minutes are required (may be empty)");
+            }
+            minutes = List.copyOf(minutes);
+            if (minutes.size() > MAX_MINUTES) {
+                throw new IllegalArgumentException("at most " + MAX_MINUTES + " minutes, was " + minutes.size());
+            }
+            for (int i = 1; i < minutes.size(); i++) {
+                if (minutes.get(i).startMillis() <= minutes.get(i - 1).startMillis()) {
+                    throw new IllegalArgumentException("budget minutes must be distinct and oldest first");
+                }
+            }
+        }
+    }
+
+    /**
+     * One clock minute of headroom's budget.
+     *
+     * @param startMillis          the minute's start (a multiple of 60 000)
+     * @param calls                calls admitted in it, dated at its start
+     * @param throttles            probe throttles in it, dated at the latest of them
+     * @param lastThrottleAtMillis the latest probe throttle in it, or {@link #NEVER} when none
+     */
+    public record BudgetMinute(long startMillis, long calls, long throttles, long lastThrottleAtMillis) {
+
+        public BudgetMinute {
+            if (Math.floorMod(startMillis, MINUTE_MILLIS) != 0) {
+                throw new IllegalArgumentException("a budget minute starts on a minute, was " + startMillis);
+            }
+            if (calls < 0 || throttles < 0 || calls + throttles == 0) {
+                throw new IllegalArgumentException("a budget minute holds calls or throttles, never negative ones");
+            }
+            boolean dated = lastThrottleAtMillis != NEVER && lastThrottleAtMillis >= startMillis
+                    && lastThrottleAtMillis < startMillis + MINUTE_MILLIS;
+            if ((throttles > 0) != dated) {
+                throw new IllegalArgumentException("lastThrottleAtMillis is set, within the minute, exactly when"
+                        + " there are throttles");
+            }
+        }
+    }
+
+    /**
+     * The learnt ratio of actual to estimated input ({@link InputScale}).
+     *
+     * @param mean    running mean of actual ÷ estimated input
+     * @param spread  running mean absolute deviation from it
+     * @param samples settlements seen, up to {@value InputScale#WARM_UP} (0: nothing learnt)
+     */
+    public record InputScaleState(double mean, double spread, int samples) {
+
+        /** Nothing learnt: the estimate as submitted. */
+        public static final InputScaleState NONE = new InputScaleState(1.0, 0.0, 0);
+
+        public InputScaleState {
+            if (!(mean >= 0.0 && mean < Double.POSITIVE_INFINITY) || !(spread >= 0.0 && spread < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("mean and spread must be finite and not negative, were "
+                        + mean + " and " + spread);
+            }
+            if (samples < 0 || samples > InputScale.WARM_UP) {
+                throw new IllegalArgumentException("samples must be within [0, " + InputScale.WARM_UP + "], was "
+                        + samples);
+            }
+        }
+    }
+
     /** A state from a pacer that has learnt nothing about output shares. */
     public PacerState(long capturedAtMillis, int outputBurndown, Map<QuotaDimension, DimensionState> dimensions,
             double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
             Map<String, Long> tenantNextSlotMicros) {
         this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
-                slowStartAtMillis, tenantNextSlotMicros, 1.0, 0.0, 0.0);
+                slowStartAtMillis, tenantNextSlotMicros, 1.0, 0.0, 0.0, HeadroomState.NONE, InputScaleState.NONE);
     }
 
     public PacerState {
+        headroomBudget = headroomBudget == null ? HeadroomState.NONE : headroomBudget;
+        inputScale = inputScale == null ? InputScaleState.NONE : inputScale;
+        for (BudgetMinute minute : headroomBudget.minutes()) {
+            if (minute.startMillis() > capturedAtMillis
+                    || minute.startMillis() + MINUTE_MILLIS <= capturedAtMillis - Headroom.BUDGET_WINDOW_MILLIS) {
+                throw new IllegalArgumentException("budget minute at " + minute.startMillis()
+                        + " is not in the 10 minutes before the capture at " + capturedAtMillis);
+            }
+            if (minute.lastThrottleAtMillis() > capturedAtMillis) {
+                throw new IllegalArgumentException("a budget throttle at " + minute.lastThrottleAtMillis()
+                        + " must not be after the capture at " + capturedAtMillis);
+            }
+        }
+        requireNeverOrBefore("headroom lastChangeAtMillis", headroomBudget.lastChangeAtMillis(), capturedAtMillis);
         if (!(forgiveness >= 0.0 && forgiveness <= 1.0) || !(lift >= 0.0 && lift <= 1.0)) {
             throw new IllegalArgumentException("forgiveness and lift must be shares in [0, 1], were "
                     + forgiveness + " and " + lift);

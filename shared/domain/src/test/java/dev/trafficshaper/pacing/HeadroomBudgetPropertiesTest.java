@@ -15,13 +15,15 @@ import net.jqwik.api.Provide;
  * The budget of extra calls holds whatever the meter does: over random runs of admissions,
  * backlog steps and throttles (bursts of them, long lulls in which calls leave the window), every
  * throttle {@link Headroom} takes as its probe's finds, in the 10 minutes up to and including it,
- * at most {@value Headroom#BUDGET_SHARE} of the calls admitted in them as probe throttles.
+ * at most {@value Headroom#BUDGET_SHARE} of the calls admitted in them as probe throttles. Handoffs
+ * at random points (the headroom exported and a successor resumed from it) do not change that: the
+ * windows spanning them count every drainer's calls and throttles.
  */
 class HeadroomBudgetPropertiesTest {
 
     private static final PacerSettings ON = PacerSettings.builder().targetUtilization(0.95).build();
 
-    enum Kind { ADMIT, BACKLOG, BACKLOG_WINDOW_BINDS, THROTTLE }
+    enum Kind { ADMIT, BACKLOG, BACKLOG_WINDOW_BINDS, THROTTLE, HANDOFF }
 
     record Event(long gapMillis, Kind kind, int count) {
     }
@@ -29,6 +31,7 @@ class HeadroomBudgetPropertiesTest {
     @Property(tries = 200)
     void probeThrottlesNeverExceedTheBudgetOfTheTenMinutesBeforeThem(@ForAll("runs") List<Event> run) {
         Headroom headroom = new Headroom(ON);
+        long handedOffThrottles = 0;
         List<Long> admissions = new ArrayList<>();
         List<Long> probeThrottles = new ArrayList<>();
         long now = 0;
@@ -42,6 +45,13 @@ class HeadroomBudgetPropertiesTest {
                     }
                     case BACKLOG -> headroom.backlogged(false, now);
                     case BACKLOG_WINDOW_BINDS -> headroom.backlogged(true, now);
+                    case HANDOFF -> {
+                        handedOffThrottles += headroom.probeThrottles();
+                        Headroom successor = new Headroom(ON);
+                        successor.restore(headroom.forgiveness(), headroom.lift());
+                        successor.restoreBudget(headroom.export(now), now);
+                        headroom = successor;
+                    }
                     case THROTTLE -> {
                         if (headroom.throttled(now)) {
                             probeThrottles.add(now);
@@ -54,7 +64,7 @@ class HeadroomBudgetPropertiesTest {
                 }
             }
         }
-        assertThat(headroom.probeThrottles()).isEqualTo(probeThrottles.size());
+        assertThat(handedOffThrottles + headroom.probeThrottles()).isEqualTo(probeThrottles.size());
     }
 
     @Property(tries = 100)
@@ -67,6 +77,12 @@ class HeadroomBudgetPropertiesTest {
                 case ADMIT -> headroom.admitted(now);
                 case BACKLOG, BACKLOG_WINDOW_BINDS -> headroom.backlogged(event.kind() == Kind.BACKLOG_WINDOW_BINDS, now);
                 case THROTTLE -> assertThat(headroom.throttled(now)).isFalse();
+                case HANDOFF -> {
+                    Headroom successor = new Headroom(PacerSettings.builder().headroom(false).build());
+                    successor.restore(1.0, 0.05);
+                    successor.restoreBudget(headroom.export(now), now);
+                    headroom = successor;
+                }
             }
             assertThat(headroom.forgiveness()).isZero();
             assertThat(headroom.lift()).isZero();
@@ -88,7 +104,8 @@ class HeadroomBudgetPropertiesTest {
                 net.jqwik.api.Tuple.of(5, Kind.ADMIT),
                 net.jqwik.api.Tuple.of(2, Kind.BACKLOG),
                 net.jqwik.api.Tuple.of(2, Kind.BACKLOG_WINDOW_BINDS),
-                net.jqwik.api.Tuple.of(2, Kind.THROTTLE));
+                net.jqwik.api.Tuple.of(2, Kind.THROTTLE),
+                net.jqwik.api.Tuple.of(1, Kind.HANDOFF));
         Arbitrary<Integer> counts = Arbitraries.integers().between(1, 40);
         return Combinators.combine(gaps, kinds, counts).as(Event::new).list().ofMinSize(1).ofMaxSize(300);
     }

@@ -90,6 +90,102 @@ class HeadroomTest {
                 40_000L);
     }
 
+    /** A successor's headroom resumed from {@code predecessor} as a handoff at {@code nowMillis} would. */
+    private static Headroom handedOff(Headroom predecessor, long nowMillis) {
+        Headroom successor = new Headroom(ON);
+        successor.restore(predecessor.forgiveness(), predecessor.lift());
+        successor.restoreBudget(predecessor.export(nowMillis), nowMillis);
+        return successor;
+    }
+
+    @Test
+    void handoffsEveryMinuteSpendTheBudgetOneDrainerWouldHaveAndNoMore() {
+        Headroom headroom = withCalls(ON, 300); // room for 3 throttles in 10 minutes
+        headroom.backlogged(true, 0);
+        long now = 10_000;
+        int throttles = 0;
+        while (now < 600_000) {
+            if (now % 60_000 == 0) {
+                headroom = handedOff(headroom, now); // a handoff every minute
+            }
+            headroom.backlogged(true, now);
+            if (headroom.probing() && headroom.throttled(now + 1)) {
+                throttles++;
+            }
+            now += 10_000;
+        }
+
+        assertThat(throttles).as("the budget of the 300 calls, however many drainers shared it").isEqualTo(3);
+        assertThat(headroom.probing()).isFalse();
+    }
+
+    @Test
+    void aProbeThrottleJustBeforeAHandoffStillCountsAgainstTheSuccessorsCalls() {
+        Headroom headroom = withCalls(ON, 200); // room for two throttles while they count
+        headroom.backlogged(true, 0);
+        headroom.backlogged(true, 10_000);
+        assertThat(headroom.throttled(590_000)).isTrue();
+
+        Headroom successor = handedOff(headroom, 595_000);
+        for (int i = 0; i < 100; i++) {
+            successor.admitted(596_000);
+        }
+
+        // The 200 calls have left the budget's window; the last 10 minutes hold the successor's 100
+        // calls and the predecessor's throttle: a second one would be two in a hundred. A fresh budget would have taken it as the probe's.
+        assertThat(successor.probing()).isTrue();
+        assertThat(successor.throttled(601_000)).as("the target answers it").isFalse();
+        assertThat(successor.probing()).isFalse();
+    }
+
+    @Test
+    void aSuccessorWaitsOutTheDoubledStepAndTheRestOfTheCurrentOne() {
+        Headroom headroom = withCalls(ON, 1_000);
+        headroom.backlogged(true, 0);
+        headroom.backlogged(true, 10_000);
+        headroom.throttled(10_000); // the step's wait doubles to 20 s
+        headroom.throttled(20_000); // and to 40 s
+        double learnt = Headroom.FORGIVENESS_STEP / 4;
+        assertThat(headroom.forgiveness()).isEqualTo(learnt);
+
+        Headroom successor = handedOff(headroom, 30_000);
+        successor.backlogged(true, 59_999);
+        assertThat(successor.forgiveness()).as("40 s after the last change, not one step after the handoff")
+                .isEqualTo(learnt);
+        successor.backlogged(true, 60_000);
+        assertThat(successor.forgiveness()).isEqualTo(learnt + Headroom.FORGIVENESS_STEP);
+    }
+
+    @Test
+    void theBudgetTravelsAsPerMinuteCountsOfTheLastTenMinutes() {
+        Headroom headroom = new Headroom(ON);
+        for (long at = 0; at < 700_000; at += 1_000) {
+            headroom.admitted(at); // one call a second for 700 s
+        }
+        headroom.backlogged(true, 0);
+        headroom.backlogged(true, 10_000);
+        headroom.throttled(650_500);
+        headroom.throttled(655_000);
+
+        PacerState.HeadroomState state = headroom.export(700_000);
+
+        // Calls of the minute that began 10 minutes or more before the capture are dropped (their
+        // credit is lost, never stretched); the rest are dated at their minute's start.
+        assertThat(state.minutes()).extracting(PacerState.BudgetMinute::startMillis)
+                .containsExactly(120_000L, 180_000L, 240_000L, 300_000L, 360_000L, 420_000L, 480_000L, 540_000L,
+                        600_000L, 660_000L);
+        assertThat(state.minutes().get(0).calls()).isEqualTo(60);
+        assertThat(state.minutes().get(9)).isEqualTo(new PacerState.BudgetMinute(660_000, 40, 0, PacerState.NEVER));
+        assertThat(state.minutes().get(8)).isEqualTo(new PacerState.BudgetMinute(600_000, 60, 2, 655_000));
+        assertThat(state.stepMillis()).isEqualTo(4 * Headroom.STEP_MILLIS);
+        assertThat(state.lastChangeAtMillis()).isEqualTo(655_000);
+    }
+
+    @Test
+    void aFreshHeadroomExportsNothingLearnt() {
+        assertThat(new Headroom(ON).export(1_000_000)).isEqualTo(PacerState.HeadroomState.NONE);
+    }
+
     /** Keeps the budget's window full of calls: two a second. */
     private static void admitSecondsWorth(Headroom headroom, long nowMillis) {
         headroom.admitted(nowMillis);
