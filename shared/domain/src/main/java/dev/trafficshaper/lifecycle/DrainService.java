@@ -32,8 +32,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <b>settling</b> (queue empty, dispatched requests still running: stay to learn their usage and
  * any throttle); <b>idle</b> (nothing queued or running: publish the status, release the lease,
  * look once more so an enqueue that raced the release is not stranded, and stop);
- * <b>out of time</b> (the caller's stop time is near: hand the pacer's state over through the
- * status board, release, and wake a successor).
+ * <b>out of time</b> (the caller's stop time is near: hand the pacer's state and the core's
+ * memory of transient failures ({@link BackoffState}) over through the status board, release, and
+ * wake a successor).
  *
  * <p>Calls in the drainer ({@link DispatchMode#INLINE}, with {@link InlineCalls}): a request whose
  * call fits in the drainer's {@link DrainWindow} runs on one of the drainer's threads instead of
@@ -122,8 +123,17 @@ public final class DrainService {
                 stopped = session == null ? "lease held by " + attempt.lease().owner() : "lease taken over";
                 break;
             }
-            Pacer pacer = session == null ? handoff.resume(model, board.read(modelKey), now) : session.pacer;
-            session = new Session(model, attempt.lease(), pacer, session, window);
+            Pacer pacer;
+            BackoffState backoff;
+            if (session == null) {
+                Optional<ModelStatus> last = board.read(modelKey);
+                pacer = handoff.resume(model, last, now);
+                backoff = handoff.resumeBackoff(last, now);
+            } else {
+                pacer = session.pacer;
+                backoff = session.backoffState(now);
+            }
+            session = new Session(model, attempt.lease(), pacer, backoff, session, window);
             stopped = session.run(stopByMillis);
             if (!stopped.equals("idle") || !hasWork(modelKey, clock.nowMillis())) {
                 break;
@@ -157,6 +167,7 @@ public final class DrainService {
         private final ModelConfig model;
         private final Lease lease;
         private final Pacer pacer;
+        private final BackoffState carriedBackoff;
         private final int carriedAdmitted;
         private final int carriedExpired;
         private final int carriedThrottled;
@@ -166,15 +177,21 @@ public final class DrainService {
         private final Queue<EndedCall> ended = new ConcurrentLinkedQueue<>();
         private DrainerCore core;
 
-        Session(ModelConfig model, Lease lease, Pacer pacer, Session previous, DrainWindow window) {
+        Session(ModelConfig model, Lease lease, Pacer pacer, BackoffState backoff, Session previous,
+                DrainWindow window) {
             this.model = model;
             this.window = window;
             this.lease = lease;
             this.pacer = pacer;
+            this.carriedBackoff = backoff;
             carriedAdmitted = previous == null ? 0 : previous.admitted();
             carriedExpired = previous == null ? 0 : previous.expired();
             carriedThrottled = previous == null ? 0 : previous.throttled();
             carriedSettled = previous == null ? 0 : previous.settled();
+        }
+
+        BackoffState backoffState(long nowMillis) {
+            return core == null ? carriedBackoff : core.backoffState(nowMillis);
         }
 
         int admitted() {
@@ -195,7 +212,9 @@ public final class DrainService {
 
         String run(long stopByMillis) throws InterruptedException {
             Lease held = lease;
-            core = DrainerCore.start(model, pacer, handoff, settings, stopByMillis, clock.nowMillis());
+            long started = clock.nowMillis();
+            core = DrainerCore.start(model, pacer, handoff, settings, stopByMillis, started);
+            core.resumeBackoff(carriedBackoff, started);
             // A new holder may follow one that crashed: sweep at once, then every period.
             long nextSweep = clock.nowMillis();
             while (true) {

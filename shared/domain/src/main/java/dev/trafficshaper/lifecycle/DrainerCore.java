@@ -17,6 +17,7 @@ import dev.trafficshaper.request.TransitionResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -433,6 +434,48 @@ public final class DrainerCore {
         return outage;
     }
 
+    /**
+     * What this drainer remembers of transient failures at {@code nowMillis}, for a successor
+     * ({@link BackoffState}): the run, the outage and its probe backoff, and the requests still
+     * waiting out their own backoff (those waiting longest, up to {@link BackoffState#MAX_WAITING}).
+     */
+    public BackoffState backoffState(long nowMillis) {
+        List<BackoffState.Waiting> waiting = new ArrayList<>();
+        notBefore.forEach((id, until) -> {
+            if (until > nowMillis) {
+                waiting.add(new BackoffState.Waiting(id, transientFailures.getOrDefault(id, 1), until));
+            }
+        });
+        waiting.sort(Comparator.comparingLong(BackoffState.Waiting::notBeforeMillis).reversed()
+                .thenComparing(BackoffState.Waiting::requestId));
+        List<BackoffState.Waiting> kept = new ArrayList<>(waiting.subList(0, Math.min(waiting.size(),
+                BackoffState.MAX_WAITING)));
+        kept.sort(Comparator.comparingLong(BackoffState.Waiting::notBeforeMillis)
+                .thenComparing(BackoffState.Waiting::requestId));
+        return new BackoffState(transientRun, outage, outage ? outageProbes : 0,
+                outage ? nextProbeAt : BackoffState.NEVER, kept);
+    }
+
+    /**
+     * Continues a predecessor's memory of transient failures (see {@link BackoffState}), before
+     * the first step: in an outage the first probe goes once the predecessor's probe backoff has
+     * passed, and a request still backing off waits out the rest of its backoff.
+     */
+    public void resumeBackoff(BackoffState state, long nowMillis) {
+        transientRun = state.transientRun();
+        outage = state.outage();
+        if (outage) {
+            outageProbes = state.outageProbes();
+            nextProbeAt = state.nextProbeAtMillis();
+        }
+        for (BackoffState.Waiting waiting : state.waiting()) {
+            if (waiting.notBeforeMillis() > nowMillis) {
+                transientFailures.put(waiting.requestId(), waiting.failures());
+                notBefore.put(waiting.requestId(), waiting.notBeforeMillis());
+            }
+        }
+    }
+
     private boolean backingOff(String requestId, long nowMillis) {
         Long until = notBefore.get(requestId);
         if (until == null) {
@@ -648,6 +691,6 @@ public final class DrainerCore {
         PacerSnapshot snapshot = pacer.snapshot(at);
         return new ModelStatus(model.key(), nowMillis, Math.max(depth, seen), interactive, bulk,
                 snapshot.nextSlotMillis(), snapshot.target(), snapshot.admitted(), snapshot.throttles(),
-                handoff.export(pacer, at));
+                handoff.export(pacer, backoffState(nowMillis), at));
     }
 }

@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * How a drainer's pacer outlives its lease: the holder publishes its state with the model status,
  * the next holder resumes from it, so a handoff neither forgets the last minute's admissions (and
- * bursts) nor a recent throttle.
+ * bursts) nor a recent throttle, nor (where the handoff keeps it) an outage in progress.
  */
 public interface PacerHandoff {
 
@@ -16,6 +16,19 @@ public interface PacerHandoff {
 
     /** The pacer's state to publish, serialized; empty when this handoff keeps none. */
     String export(Pacer pacer, long nowMillis);
+
+    /**
+     * The drainer's memory of transient failures resumed from the last published status
+     * ({@link BackoffState}); {@link BackoffState#NONE} when there is none or this handoff keeps none.
+     */
+    default BackoffState resumeBackoff(Optional<ModelStatus> last, long nowMillis) {
+        return BackoffState.NONE;
+    }
+
+    /** The pacer's state and the drainer's backoff memory to publish, serialized; by default the pacer's alone. */
+    default String export(Pacer pacer, BackoffState backoff, long nowMillis) {
+        return export(pacer, nowMillis);
+    }
 
     /** Always a fresh pacer: for a single long-lived process that keeps its drainer. */
     static PacerHandoff fresh() {

@@ -8,6 +8,7 @@ import dev.trafficshaper.bedrock.TransientKind;
 import dev.trafficshaper.model.Backend;
 import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.pacing.PacerSettings;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.request.RequestRecord;
@@ -15,6 +16,7 @@ import dev.trafficshaper.request.RequestState;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -50,10 +52,23 @@ class BedrockOutageTest {
                 }
                 return new BedrockOutcome.Succeeded(FakeModelInvoker.USAGE, "end_turn", "{\"output\":{}}");
             }).build();
-    private final DrainService drainer = DrainService.builder().catalog(shaper.catalog).queue(shaper.queue)
-            .requests(shaper.requests).leases(shaper.leases).board(shaper.board)
-            .dispatch((model, id) -> processor.process(id)).wake(shaper.wake).callback(shaper.callback)
-            .metrics(shaper.metrics).clock(shaper.clock).build();
+    private final DrainService drainer = drainer(PacerHandoff.fresh());
+    /** Calls sent into the outage after the handoff, by the successor. */
+    private int successorCallsInOutage;
+    private long handoffAt = Long.MAX_VALUE;
+
+    private DrainService drainer(PacerHandoff handoff) {
+        return DrainService.builder().catalog(shaper.catalog).queue(shaper.queue)
+                .requests(shaper.requests).leases(shaper.leases).board(shaper.board)
+                .dispatch((model, id) -> {
+                    long now = shaper.now();
+                    if (now >= handoffAt && now >= OUTAGE_FROM && now < OUTAGE_UNTIL) {
+                        successorCallsInOutage++;
+                    }
+                    processor.process(id);
+                }).wake(shaper.wake).callback(shaper.callback).handoff(handoff)
+                .metrics(shaper.metrics).clock(shaper.clock).build();
+    }
 
     {
         shaper.clock.failAfter(T0 + 3_600_000);
@@ -82,5 +97,56 @@ class BedrockOutageTest {
         assertThat(calls.values().stream().mapToInt(Integer::intValue).sum())
                 .as("calls: one per request plus those the outage refused").isEqualTo(300 + callsInOutage);
         assertThat(shaper.now() - OUTAGE_UNTIL).as("drained soon after the outage").isLessThan(20_000);
+    }
+
+    @Test
+    void aSuccessorThatTakesOverMidOutageKeepsProbingOneAtATime() throws Exception {
+        int sent = drainWithAHandoffMidOutage(new StoredPacerHandoff());
+
+        // The successor goes on with the predecessor's probe backoff (by then a second or more
+        // between probes), rather than sending 20 calls a second into the outage.
+        assertThat(sent).as("calls the successor sent into the outage").isBetween(0, 4);
+        assertThat(calls.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(300 + callsInOutage);
+        assertThat(shaper.now() - OUTAGE_UNTIL).as("drained soon after the outage").isLessThan(20_000);
+    }
+
+    @Test
+    void aSuccessorThatForgotTheOutageSendsARunOfCallsIntoIt() throws Exception {
+        StoredPacerHandoff stored = new StoredPacerHandoff();
+        // The pacer's state alone, as before the backoff travelled with it.
+        PacerHandoff pacerOnly = new PacerHandoff() {
+            @Override
+            public Pacer resume(ModelConfig model, Optional<ModelStatus> last, long nowMillis) {
+                return stored.resume(model, last, nowMillis);
+            }
+
+            @Override
+            public String export(Pacer pacer, long nowMillis) {
+                return stored.export(pacer, nowMillis);
+            }
+        };
+
+        int sent = drainWithAHandoffMidOutage(pacerOnly);
+
+        assertThat(sent).as("the run it needs to find the outage again, and more").isGreaterThan(4);
+    }
+
+    /** Drains the backlog with a handoff 2.5 s into the outage; returns the calls the successor sent into it. */
+    private int drainWithAHandoffMidOutage(PacerHandoff handoff) throws Exception {
+        for (int i = 0; i < 300; i++) {
+            shaper.enqueue(String.format("r%03d", i), FAST, DEADLINE);
+        }
+        DrainService drains = drainer(handoff);
+        handoffAt = OUTAGE_FROM + 2_500;
+
+        DrainService.Report first = drains.drain(FAST, "drainer-a", handoffAt);
+        DrainService.Report second = drains.drain(FAST, "drainer-b", Long.MAX_VALUE);
+
+        assertThat(first.stoppedBecause()).isEqualTo("time limit");
+        assertThat(second.stoppedBecause()).isEqualTo("idle");
+        for (int i = 0; i < 300; i++) {
+            assertThat(shaper.record(String.format("r%03d", i)).state()).isEqualTo(RequestState.SUCCEEDED);
+        }
+        return successorCallsInOutage;
     }
 }

@@ -225,4 +225,61 @@ class DrainerCoreTest {
         }
         return items;
     }
+
+    @Test
+    void aResumedOutageHoldsAdmissionUntilItsProbeIsDueThenSendsOneProbe() {
+        core.resumeBackoff(new BackoffState(3, true, 2, T0 + 1_000, List.of()), T0);
+        List<QueueItem> queued = queue(10);
+        assertThat(core.inOutage()).isTrue();
+
+        List<String> admitted = new ArrayList<>();
+        long now = T0;
+        while (now <= T0 + 1_200) {
+            DrainStep step = core.next(now);
+            if (step instanceof DrainStep.Sleep sleep) {
+                now = sleep.untilMillis();
+            } else if (step instanceof DrainStep.ReadHeads) {
+                core.headsRead(new QueueHeads(queued, List.of()), now);
+            } else if (step instanceof DrainStep.CountDepth) {
+                core.depthCounted(10, now);
+            } else if (step instanceof DrainStep.Publish) {
+                core.published(now);
+            } else if (step instanceof DrainStep.Admit admit) {
+                core.admitted(new AdmitResult(admit.items(), List.of()), now);
+                for (QueueItem item : admit.items()) {
+                    admitted.add("+" + (now - T0) + " " + item.requestId());
+                }
+            }
+        }
+
+        assertThat(admitted).as("one probe, once the carried probe backoff has passed").containsExactly("+1000 r00");
+        assertThat(core.backoffState(T0 + 1_200)).isEqualTo(new BackoffState(3, true, 2, T0 + 1_000, List.of()));
+    }
+
+    @Test
+    void theCarriedBackoffsAreTheLongestWaitingOnesStillToComeAtMostSixtyFour() {
+        List<BackoffState.Waiting> early = new ArrayList<>();
+        List<BackoffState.Waiting> late = new ArrayList<>();
+        for (int i = 0; i < BackoffState.MAX_WAITING; i++) {
+            early.add(new BackoffState.Waiting("e" + i, 1, T0 + 100 + i));
+            late.add(new BackoffState.Waiting("l" + i, 2, T0 + 5_000 + i));
+        }
+        core.resumeBackoff(new BackoffState(1, false, 0, BackoffState.NEVER,
+                List.of(new BackoffState.Waiting("gone", 1, T0))), T0);
+        core.resumeBackoff(new BackoffState(2, false, 0, BackoffState.NEVER, early), T0);
+        core.resumeBackoff(new BackoffState(2, false, 0, BackoffState.NEVER, late), T0);
+
+        BackoffState carried = core.backoffState(T0 + 50);
+
+        assertThat(carried.waiting()).as("a wait already over at the resume is not carried").containsExactlyElementsOf(late);
+        assertThat(carried.transientRun()).isEqualTo(2);
+        assertThat(carried.outage()).isFalse();
+        assertThat(core.backoffState(T0 + 10_000)).isEqualTo(new BackoffState(2, false, 0, BackoffState.NEVER,
+                List.of()));
+    }
+
+    @Test
+    void aFreshCoreRemembersNothing() {
+        assertThat(core.backoffState(T0).remembersNothing()).isTrue();
+    }
 }

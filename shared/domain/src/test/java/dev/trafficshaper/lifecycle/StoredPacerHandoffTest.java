@@ -2,6 +2,8 @@ package dev.trafficshaper.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.TokenUsage;
@@ -9,6 +11,7 @@ import dev.trafficshaper.pacing.Candidate;
 import dev.trafficshaper.pacing.Decision;
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.pacing.Pacer;
+import dev.trafficshaper.pacing.PacerSettings;
 import dev.trafficshaper.pacing.PacerState;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +22,10 @@ class StoredPacerHandoffTest {
 
     private static final long T0 = 1_800_000_000_000L;
     private static final ModelConfig MODEL = ModelConfig.of("m", "model-id", Quota.tokensPerMinute(600_000));
+    /** 6 calls a second of 11k tokens at most: the budget of extra calls fills within a minute. */
+    private static final ModelConfig MODEL_WITH_HEADROOM = ModelConfig.of("m", "model-id",
+            Quota.tokensPerMinute(4_000_000)).withPacer(PacerSettings.builder().targetUtilization(0.9)
+            .slowStartMillis(0).build());
     private final StoredPacerHandoff handoff = new StoredPacerHandoff();
 
     @Test
@@ -67,6 +74,69 @@ class StoredPacerHandoffTest {
         assertThat(older).doesNotContain("outputShare");
         assertThat(successor.export(now).outputShare()).isEqualTo(learnt);
         assertThat(fromOlder.export(now).outputShare()).isEqualTo(1.0);
+    }
+
+    @Test
+    void theHeadroomBudgetTheInputScaleAndTheBackoffSurviveThePublishedJson() throws Exception {
+        Pacer predecessor = learntPacer();
+        long now = T0 + 120_000;
+        BackoffState backoff = new BackoffState(4, true, 2, now + 1_000,
+                List.of(new BackoffState.Waiting("w1", 1, now + 200), new BackoffState.Waiting("w2", 3, now + 900)));
+
+        String published = handoff.export(predecessor, backoff, now);
+        PacerState exported = predecessor.export(now);
+
+        assertThat(exported.headroomBudget().minutes()).as("calls and a probe throttle to carry")
+                .anyMatch(minute -> minute.throttles() > 0).allMatch(minute -> minute.calls() + minute.throttles() > 0);
+        assertThat(exported.inputScale().samples()).isEqualTo(16);
+        assertThat(StoredPacerHandoff.read(published)).contains(exported);
+        assertThat(handoff.resumeBackoff(Optional.of(status(published, now)), now)).isEqualTo(backoff);
+        Pacer successor = handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(published, now)), now);
+        assertThat(successor.export(now)).isEqualTo(exported);
+    }
+
+    @Test
+    void anOlderStateWithoutTheNewFieldsReadsAsNothingLearnt() throws Exception {
+        Pacer predecessor = learntPacer();
+        long now = T0 + 120_000;
+        BackoffState backoff = new BackoffState(3, true, 0, now + 250, List.of());
+        ObjectNode older = (ObjectNode) new ObjectMapper().readTree(handoff.export(predecessor, backoff, now));
+        older.remove(List.of("headroomBudget", "inputScale", StoredPacerHandoff.BACKOFF));
+
+        PacerState read = StoredPacerHandoff.read(older.toString()).orElseThrow();
+
+        assertThat(read.headroomBudget()).isEqualTo(PacerState.HeadroomState.NONE);
+        assertThat(read.inputScale()).isEqualTo(PacerState.InputScaleState.NONE);
+        assertThat(read.forgiveness()).isEqualTo(predecessor.export(now).forgiveness());
+        assertThat(handoff.resumeBackoff(Optional.of(status(older.toString(), now)), now)).isEqualTo(BackoffState.NONE);
+        assertThat(handoff.export(predecessor, BackoffState.NONE, now)).as("nothing to remember, nothing written")
+                .doesNotContain(StoredPacerHandoff.BACKOFF);
+    }
+
+    /**
+     * A pacer with headroom that has probed and been throttled once, after 16 and more settlements
+     * whose input was 80% of the estimate.
+     */
+    private static Pacer learntPacer() {
+        Pacer pacer = Pacer.create(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer());
+        long now = T0;
+        boolean throttled = false;
+        for (int i = 0; now < T0 + 120_000; i++) {
+            Candidate candidate = new Candidate("h" + i, Lane.BULK, "t", TokenUsage.of(10_000, 1_000), now,
+                    now + 3_600_000);
+            Decision decision = pacer.decide(List.of(candidate), now);
+            if (decision instanceof Decision.Admit admit) {
+                if (!throttled && now > T0 + 60_000) {
+                    pacer.throttled(admit.admission(), now);
+                    throttled = true;
+                } else {
+                    pacer.settle(admit.admission(), TokenUsage.of(8_000, 1_000), now);
+                }
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+        return pacer;
     }
 
     @Test
