@@ -30,7 +30,7 @@ public record BackoffState(int transientRun, boolean outage, int outageProbes, l
     public static final long NEVER = Long.MIN_VALUE;
 
     /** Most requests whose own backoff is carried. */
-    public static final int MAX_WAITING = 64;
+    public static final int MAX_WAITING = 16;
 
     /** Nothing remembered: what a first drainer, or an older state, starts from. */
     public static final BackoffState NONE = new BackoffState(0, false, 0, NEVER, List.of());

@@ -437,7 +437,7 @@ public final class DrainerCore {
     /**
      * What this drainer remembers of transient failures at {@code nowMillis}, for a successor
      * ({@link BackoffState}): the run, the outage and its probe backoff, and the requests still
-     * waiting out their own backoff (those waiting longest, up to {@link BackoffState#MAX_WAITING}).
+     * waiting out their own backoff (those waiting longest, at most {@link BackoffState#MAX_WAITING}).
      */
     public BackoffState backoffState(long nowMillis) {
         List<BackoffState.Waiting> waiting = new ArrayList<>();

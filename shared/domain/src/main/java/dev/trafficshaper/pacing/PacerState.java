@@ -64,8 +64,9 @@ import java.util.TreeMap;
  * paid and its target recovered, restores to a pacer that behaves as a fresh one.
  *
  * <p>For an adapter: plain numbers, enum keys, strings and lists, each dimension bounded by
- * {@value #MAX_CHARGES} charges, so about 0.9 KB of JSON for a model limited on tokens only and
- * under 3 KB with all four dimensions. Times are epoch millis, next slots epoch micros.
+ * {@value #MAX_CHARGES} charges and the headroom budget by 11 minutes, so about 2 KB of JSON for a
+ * model limited on tokens only and under 4 KB with all four dimensions (the budget's minutes are
+ * about 1 KB of it). Times are epoch millis, next slots epoch micros.
  * {@link #NEVER} ({@link Long#MIN_VALUE}) marks what never happened: read numbers back as 64-bit
  * integers, not doubles.
  *

@@ -257,7 +257,7 @@ class DrainerCoreTest {
     }
 
     @Test
-    void theCarriedBackoffsAreTheLongestWaitingOnesStillToComeAtMostSixtyFour() {
+    void theCarriedBackoffsAreTheLongestWaitingOnesStillToComeAtMostSixteen() {
         List<BackoffState.Waiting> early = new ArrayList<>();
         List<BackoffState.Waiting> late = new ArrayList<>();
         for (int i = 0; i < BackoffState.MAX_WAITING; i++) {
