@@ -57,6 +57,7 @@ public final class Pacer {
     private final OutputShare outputShare = new OutputShare();
     private final Headroom headroom;
     private final InputScale inputScale = new InputScale();
+    private final BunchingGuard bunching = new BunchingGuard();
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -205,6 +206,7 @@ public final class Pacer {
             start = Math.max(start, Math.max(slot, fit));
             windowBinds |= fit > nowMillis && fit >= slot;
         }
+        start = Math.max(start, bunching.nextSlot(nowMillis));
         if (start > nowMillis) {
             headroom.backlogged(windowBinds, nowMillis);
             return new Decision.WaitUntil(Math.min(start, wakeAt));
@@ -228,14 +230,31 @@ public final class Pacer {
 
     /**
      * Bedrock throttled a request the pacer had admitted: nothing was consumed, but the quota is
-     * tighter than the pacer believed. While headroom is probing, the probe gives back what it took
-     * ({@link Headroom}); otherwise the target drops.
+     * tighter than the pacer believed. If the strict window had room for it while the last second's
+     * reservations were bunched, a sub-second limit is the likely cause and the spacing floor
+     * tightens ({@link BunchingGuard}); else, while headroom is probing, the probe gives back what it
+     * took ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
         release(admission, nowMillis);
+        if (strictWindowHasRoom(admission.reservation(), nowMillis)
+                && bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
+            return;
+        }
         if (!headroom.throttled(nowMillis)) {
             feedback.onThrottle(nowMillis);
         }
+    }
+
+    /** Whether the strict bound (no forgiveness, no lift) would take the charge now. */
+    private boolean strictWindowHasRoom(Charge charge, long nowMillis) {
+        double target = feedback.target(nowMillis);
+        for (DimensionBudget budget : budgets) {
+            if (budget.windowSum(nowMillis) + charge.amount(budget.dimension()) > budget.windowLimit(target)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
@@ -256,7 +275,7 @@ public final class Pacer {
             nextSlot = Math.max(nextSlot, budget.nextSlot(nowMillis));
         }
         return new PacerSnapshot(target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
-                admitted, feedback.throttles() + headroom.probeThrottles());
+                admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles());
     }
 
     private Candidate choose(List<Candidate> eligible) {
@@ -309,6 +328,7 @@ public final class Pacer {
         }
         admitted++;
         headroom.admitted(nowMillis);
+        bunching.admitted(cost, rateShare, nowMillis);
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
     }
 
