@@ -14,16 +14,24 @@ public final class Admission {
     private final long admittedAtMillis;
     private final SlidingWindowLedger.Entry[] entries;
     private final long[] spaced;
+    private final SlidingWindowLedger.Entry[] credits;
     private boolean closed;
 
     Admission(Candidate candidate, Charge reservation, double normalizedCost, long admittedAtMillis,
             SlidingWindowLedger.Entry[] entries, long[] spaced) {
+        this(candidate, reservation, normalizedCost, admittedAtMillis, entries, spaced, null);
+    }
+
+    /** An admission the bank paid for carries its credit entries ({@link BankedCapacity}). */
+    Admission(Candidate candidate, Charge reservation, double normalizedCost, long admittedAtMillis,
+            SlidingWindowLedger.Entry[] entries, long[] spaced, SlidingWindowLedger.Entry[] credits) {
         this.candidate = candidate;
         this.reservation = reservation;
         this.normalizedCost = normalizedCost;
         this.admittedAtMillis = admittedAtMillis;
         this.entries = entries;
         this.spaced = spaced;
+        this.credits = credits;
     }
 
     public Candidate candidate() {
@@ -49,6 +57,14 @@ public final class Admission {
 
     SlidingWindowLedger.Entry entry(int budgetIndex) {
         return entries[budgetIndex];
+    }
+
+    boolean banked() {
+        return credits != null;
+    }
+
+    SlidingWindowLedger.Entry credit(int budgetIndex) {
+        return credits[budgetIndex];
     }
 
     /** What the spacing of one budget charged for this admission. */

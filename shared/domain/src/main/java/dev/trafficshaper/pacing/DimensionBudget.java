@@ -35,6 +35,8 @@ final class DimensionBudget {
     private final QuotaDimension dimension;
     private final long quotaPerMinute;
     private final SlidingWindowLedger ledger = new SlidingWindowLedger(WINDOW_MILLIS);
+    /** The charges of calls {@link BankedCapacity} paid for, also in {@code ledger}: its credit. */
+    private final SlidingWindowLedger banked = new SlidingWindowLedger(WINDOW_MILLIS);
     private long tatMicros = Long.MIN_VALUE;
 
     DimensionBudget(QuotaDimension dimension, long quotaPerMinute) {
@@ -70,8 +72,37 @@ final class DimensionBudget {
      * calls' excess reservation (see {@link Headroom}); 0 is the strict bound.
      */
     long windowFit(long amount, double target, double forgiveness, long nowMillis) {
+        return windowFit(amount, target, forgiveness, false, nowMillis);
+    }
+
+    /**
+     * The same, crediting the banked calls' charges still in the window while {@code bankTrusted}.
+     * The credit leaves the window with those charges, so a time after now may prove early: the
+     * caller asks again then, and an admission is only ever made when the charge fits now.
+     */
+    long windowFit(long amount, double target, double forgiveness, boolean bankTrusted, long nowMillis) {
         long forgiven = forgiveness == 0.0 ? 0 : (long) Math.floor(forgiveness * ledger.openExcess(nowMillis));
-        return ledger.earliestFit(amount, windowLimit(target) + forgiven, nowMillis);
+        long credit = bankTrusted ? banked.sum(nowMillis) : 0;
+        return ledger.earliestFit(amount, windowLimit(target) + forgiven + credit, nowMillis);
+    }
+
+    /** Whether nothing was charged in the last 60 s. */
+    boolean windowEmpty(long nowMillis) {
+        return ledger.isEmpty(nowMillis);
+    }
+
+    /** Books a call the bank paid for: in the window and in the bank's credit, not in the spacing. */
+    SlidingWindowLedger.Entry[] chargeBanked(long amount, long spaced, long nowMillis) {
+        return new SlidingWindowLedger.Entry[] {
+            ledger.record(amount, amount - spaced, nowMillis), banked.record(amount, 0, nowMillis)};
+    }
+
+    /** Books the outcome of a banked call against its window charge and its credit. */
+    void adjustBanked(SlidingWindowLedger.Entry entry, SlidingWindowLedger.Entry credit, long delta, long nowMillis) {
+        if (delta != 0) {
+            ledger.adjust(entry, delta, nowMillis);
+            banked.adjust(credit, delta, nowMillis);
+        }
     }
 
     /** Books an admission of {@code amount} in the window and {@code spaced} of it in the spacing. */

@@ -58,6 +58,7 @@ public final class Pacer {
     private final Headroom headroom;
     private final InputScale inputScale = new InputScale();
     private final BunchingGuard bunching = new BunchingGuard();
+    private final BankedCapacity bank;
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -76,6 +77,7 @@ public final class Pacer {
         this.feedback = new ThrottleFeedback(settings);
         this.slowStart = new SlowStart(settings);
         this.headroom = new Headroom(settings);
+        this.bank = new BankedCapacity(settings);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -197,19 +199,26 @@ public final class Pacer {
         Charge charge = Charge.reservation(quota, reserved(chosen.expected()));
         double target = target(nowMillis);
         double forgiveness = headroom.forgiveness();
+        bank.maybeStart(budgets, target, nowMillis);
+        boolean credited = bank.trusted();
         long start = nowMillis;
         boolean windowBinds = false;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
-            long fit = budget.windowFit(amount, target, forgiveness, nowMillis);
+            long fit = budget.windowFit(amount, target, forgiveness, credited, nowMillis);
             start = Math.max(start, Math.max(slot, fit));
             windowBinds |= fit > nowMillis && fit >= slot;
         }
-        start = Math.max(start, bunching.nextSlot(nowMillis));
+        long guard = bunching.nextSlot(nowMillis);
+        start = Math.max(start, guard);
         if (start > nowMillis) {
+            long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
+            if (banked <= nowMillis) {
+                return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
+            }
             headroom.backlogged(windowBinds, nowMillis);
-            return new Decision.WaitUntil(Math.min(start, wakeAt));
+            return new Decision.WaitUntil(Math.min(Math.min(start, banked), wakeAt));
         }
         return new Decision.Admit(chosen, admit(chosen, charge, target, nowMillis));
     }
@@ -237,6 +246,9 @@ public final class Pacer {
      */
     public void throttled(Admission admission, long nowMillis) {
         release(admission, nowMillis);
+        if (bank.throttled(!strictWindowHasRoom(admission.reservation(), nowMillis), admission.admittedAtMillis(), nowMillis)) {
+            return;
+        }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
                 && bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
             return;
@@ -275,7 +287,7 @@ public final class Pacer {
             nextSlot = Math.max(nextSlot, budget.nextSlot(nowMillis));
         }
         return new PacerSnapshot(target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
-                admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles());
+                admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles() + bank.throttles());
     }
 
     private Candidate choose(List<Candidate> eligible) {
@@ -318,6 +330,12 @@ public final class Pacer {
             entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], rateShare, nowMillis);
         }
         double cost = normalize(charge);
+        served(candidate, cost, rateShare, nowMillis);
+        return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
+    }
+
+    /** The bookkeeping every admission shares: fair-share tags, tenant caps, counters, learners. */
+    private void served(Candidate candidate, double cost, double rateShare, long nowMillis) {
         lanes.served(candidate.lane(), cost, laneWeight(candidate.lane()));
         tenantsByLane.get(candidate.lane()).served(candidate.tenant(), cost, 1.0);
         Double cap = settings.tenantCaps().get(candidate.tenant());
@@ -329,7 +347,33 @@ public final class Pacer {
         admitted++;
         headroom.admitted(nowMillis);
         bunching.admitted(cost, rateShare, nowMillis);
-        return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
+    }
+
+    /** A call the bank pays for: in the window and its credit, outside the spacing and slow start. */
+    private Admission admitBanked(Candidate candidate, Charge charge, double target, long nowMillis) {
+        Charge spacing = Charge.reservation(quota, outputShare.spaced(reserved(candidate.expected())));
+        long[] amounts = amounts(charge);
+        SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
+        SlidingWindowLedger.Entry[] credits = new SlidingWindowLedger.Entry[budgets.length];
+        long[] spaced = new long[budgets.length];
+        for (int i = 0; i < budgets.length; i++) {
+            spaced[i] = spacing.amount(budgets[i].dimension());
+            SlidingWindowLedger.Entry[] booked = budgets[i].chargeBanked(amounts[i], spaced[i], nowMillis);
+            entries[i] = booked[0];
+            credits[i] = booked[1];
+        }
+        double cost = normalize(charge);
+        bank.spend(amounts, cost, target, nowMillis);
+        served(candidate, cost, target, nowMillis);
+        return new Admission(candidate, charge, cost, nowMillis, entries, spaced, credits);
+    }
+
+    private long[] amounts(Charge charge) {
+        long[] amounts = new long[budgets.length];
+        for (int i = 0; i < budgets.length; i++) {
+            amounts[i] = charge.amount(budgets[i].dimension());
+        }
+        return amounts;
     }
 
     private void correct(Admission admission, Charge actual, long nowMillis) {
@@ -337,8 +381,12 @@ public final class Pacer {
         double rateShare = target(nowMillis) * slowStart.factor(nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
-            budgets[i].adjust(admission.entry(i), delta.amount(dimension),
-                    actual.amount(dimension) - admission.spaced(i), rateShare, nowMillis);
+            if (admission.banked()) {
+                budgets[i].adjustBanked(admission.entry(i), admission.credit(i), delta.amount(dimension), nowMillis);
+            } else {
+                budgets[i].adjust(admission.entry(i), delta.amount(dimension),
+                        actual.amount(dimension) - admission.spaced(i), rateShare, nowMillis);
+            }
         }
         Candidate candidate = admission.candidate();
         double refund = admission.normalizedCost() - normalize(actual);

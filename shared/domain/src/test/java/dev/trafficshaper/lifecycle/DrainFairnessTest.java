@@ -85,7 +85,7 @@ class DrainFairnessTest {
     }
 
     private ShaperFixture queueWithOneHeavyTenant(Map<String, Double> tenantCaps) {
-        PacerSettings pacing = PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0)
+        PacerSettings pacing = PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).headroom(false)
                 .tenantCaps(tenantCaps).build();
         ShaperFixture shaper = new ShaperFixture(ModelCatalog.of(List.of(new ModelConfig(MODEL,
                 "amazon.nova-lite-v1:0", Backend.CONVERSE, new Quota(0, 6_000, 0, 0, 1), 1_000, 100_000, pacing, 4,

@@ -32,7 +32,7 @@ class DrainerCoreTest {
 
     private final ShaperFixture shaper = new ShaperFixture(ModelCatalog.of(List.of(
             new ModelConfig(FAST, "vendor.fast-v1", Backend.CONVERSE, new Quota(0, 36_000, 0, 0, 1), 1_000, 100_000,
-                    PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).build(), 4, 900, 3_600,
+                    PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).headroom(false).build(), 4, 900, 3_600,
                     null))));
     private final ModelConfig model = shaper.catalog.require(FAST);
     private final DrainerCore core = DrainerCore.start(model, Pacer.create(model.quota(), model.pacer()),

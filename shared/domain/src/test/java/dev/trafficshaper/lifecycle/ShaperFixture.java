@@ -90,7 +90,7 @@ public final class ShaperFixture {
                         Quota.tokensPerMinute(1_000_000), 5_000, 100_000, PacerSettings.defaults(), 2, 900, 3_600,
                         null),
                 new ModelConfig(PACED, "vendor.paced-v1", Backend.CONVERSE, new Quota(0, 60, 0, 0, 1), 1_000,
-                        100_000, PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).build(), 2, 900,
+                        100_000, PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).headroom(false).build(), 2, 900,
                         3_600, null))));
     }
 

@@ -18,7 +18,7 @@ class PacerHandoffTest {
     /** 600k TPM at target 1.0 regenerates 10 tokens per millisecond. */
     private static final Quota TEN_PER_MS = Quota.tokensPerMinute(600_000);
     private static final PacerSettings STEADY = PacerSettings.builder()
-            .targetUtilization(1.0).minimumTarget(0.5).slowStartMillis(0).build();
+            .targetUtilization(1.0).minimumTarget(0.5).slowStartMillis(0).headroom(false).build();
     private static final PacerSettings RAMP = STEADY.toBuilder()
             .slowStartMillis(1_000).slowStartFloor(0.5).idleMillis(60_000).build();
 

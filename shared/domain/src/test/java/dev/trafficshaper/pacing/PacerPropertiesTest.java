@@ -67,7 +67,7 @@ class PacerPropertiesTest {
     void refundsNeverLeaveMoreThanTheLatenessAllowanceToSpendAtOnce(
             @ForAll("workloads") List<PacedRun.Request> requests,
             @ForAll @IntRange(min = 0, max = 200_000) int probeDelay) {
-        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).build());
+        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).headroom(false).build());
         List<PacedRun.Admitted> admitted = PacedRun.run(pacer, requests);
         long probeAt = admitted.get(admitted.size() - 1).atMillis() + probeDelay;
 

@@ -15,7 +15,7 @@ class PacerTest {
     /** 600k TPM at target 1.0 regenerates 10 tokens per millisecond. */
     private static final Quota TEN_PER_MS = Quota.tokensPerMinute(600_000);
     private static final PacerSettings STEADY = PacerSettings.builder()
-            .targetUtilization(1.0).minimumTarget(0.5).slowStartMillis(0).build();
+            .targetUtilization(1.0).minimumTarget(0.5).slowStartMillis(0).headroom(false).build();
 
     private int sequence;
 

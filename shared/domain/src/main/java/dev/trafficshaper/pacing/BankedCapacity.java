@@ -1,0 +1,131 @@
+package dev.trafficshaper.pacing;
+
+/**
+ * What a meter banks during idle time, learnt by spending it: after a minute with nothing charged,
+ * a token bucket is full and lets a minute of quota go on top of its refill, which the 60 s window
+ * (spending at most the target per minute) never uses.
+ *
+ * <p>Why: the oracle spends a full bucket at the start of a burst, and the strict bound cannot —
+ * its window holds every charge for 60 s whatever the meter. A sliding or fixed window meter does
+ * not bank, so the pacer cannot simply assume it; it spends the bank as a probe and learns from
+ * the answer. While a bank is trusted, the calls it paid for do not count in the window (the
+ * window's limit is raised by their charges still in it, so they leave it as they would leave a
+ * bucket); the first throttle that the window would not have let through without that credit
+ * withdraws it at once: the bank's calls count in the window again, so the pacer waits for them to
+ * age out, exactly as if it had spent the minute evenly, and loses nothing but the throttles.
+ *
+ * <pre>
+ *   episode: starts at a decision with nothing charged in the last 60 s, if b > 0:
+ *            bank = b × target × quota per dimension, for 60 s or until spent
+ *   a call the window would hold back goes on the bank if it fits what is left, spaced by its
+ *            reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump)
+ *   window limit while trusted = target × quota + bank charges still in the window
+ *   on a throttle the window would not have taken without the credit:
+ *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank)
+ *   b starts at 1 with headroom on, 0 with it off (the strict bound, bit for bit)
+ * </pre>
+ *
+ * Load states: <b>idle</b> (no episode); <b>banking</b> (an episode with bank left);
+ * <b>spent</b> (an episode whose bank is used up or withdrawn, running on the window alone).
+ */
+final class BankedCapacity {
+
+    static final long EPISODE_MILLIS = 60_000;
+    static final double RATE_MULTIPLE = 1.0;
+    static final double GIVE_UP_BELOW = 1.0 / 8;
+
+    private double share;
+    private long episodeStart = Long.MIN_VALUE;
+    private long[] remaining;
+    private long tatMicros = Long.MIN_VALUE;
+    private boolean trusted;
+    private long withdrawnAt = Long.MIN_VALUE;
+    private long throttles;
+
+    BankedCapacity(PacerSettings settings) {
+        this.share = settings.headroom() ? 1.0 : 0.0;
+    }
+
+    double share() {
+        return share;
+    }
+
+    /** Whether the window should count the bank's charges as credit. */
+    boolean trusted() {
+        return trusted;
+    }
+
+    /** Throttles the bank answered. */
+    long throttles() {
+        return throttles;
+    }
+
+    /** Opens an episode if the window has been empty for a minute and the meter may bank. */
+    void maybeStart(DimensionBudget[] budgets, double target, long nowMillis) {
+        if (share == 0.0 || episodeOpen(nowMillis)) {
+            return;
+        }
+        for (DimensionBudget budget : budgets) {
+            if (!budget.windowEmpty(nowMillis)) {
+                return;
+            }
+        }
+        remaining = new long[budgets.length];
+        for (int i = 0; i < budgets.length; i++) {
+            remaining[i] = (long) Math.floor(share * target * budgets[i].quotaPerMinute());
+        }
+        episodeStart = nowMillis;
+        tatMicros = Long.MIN_VALUE;
+        trusted = true;
+    }
+
+    /** When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot. */
+    long slotFor(long[] amounts, long nowMillis) {
+        if (!episodeOpen(nowMillis) || remaining == null) {
+            return Long.MAX_VALUE;
+        }
+        for (int i = 0; i < amounts.length; i++) {
+            if (amounts[i] > remaining[i]) {
+                return Long.MAX_VALUE;
+            }
+        }
+        long slot = tatMicros == Long.MIN_VALUE ? nowMillis : Math.floorDiv(tatMicros + 999, 1_000);
+        long end = episodeStart + EPISODE_MILLIS;
+        return slot < end ? Math.max(nowMillis, slot) : Long.MAX_VALUE;
+    }
+
+    /** The bank pays for a call of {@code amounts} (normalised {@code cost}) now. */
+    void spend(long[] amounts, double cost, double target, long nowMillis) {
+        for (int i = 0; i < amounts.length; i++) {
+            remaining[i] -= amounts[i];
+        }
+        long floor = nowMillis * 1_000 - DimensionBudget.LATENESS_MICROS;
+        long base = tatMicros == Long.MIN_VALUE ? nowMillis * 1_000 : Math.max(tatMicros, floor);
+        tatMicros = base + Math.round(cost * 60_000_000.0 / (RATE_MULTIPLE * target));
+    }
+
+    /**
+     * Bedrock throttled a call the window would not have taken without the bank's credit. Returns
+     * whether the bank takes the blame (it then withdraws its credit and halves what it trusts).
+     */
+    boolean throttled(boolean neededCredit, long admittedAtMillis, long nowMillis) {
+        if (withdrawnAt != Long.MIN_VALUE && admittedAtMillis <= withdrawnAt && nowMillis - withdrawnAt < EPISODE_MILLIS) {
+            throttles++;
+            return true; // sent on the credit before it was withdrawn: the same answer, already acted on
+        }
+        if (!trusted || !neededCredit) {
+            return false;
+        }
+        throttles++;
+        trusted = false;
+        remaining = null;
+        withdrawnAt = nowMillis;
+        double half = share / 2;
+        share = half < GIVE_UP_BELOW ? 0.0 : half;
+        return true;
+    }
+
+    private boolean episodeOpen(long nowMillis) {
+        return episodeStart != Long.MIN_VALUE && nowMillis - episodeStart < EPISODE_MILLIS;
+    }
+}

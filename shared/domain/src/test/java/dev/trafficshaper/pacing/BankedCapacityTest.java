@@ -1,0 +1,120 @@
+package dev.trafficshaper.pacing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.QuotaDimension;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BankedCapacityTest {
+
+    /** 600k TPM at target 1.0: a call of 10,000 tokens every second, 60 a minute. */
+    private static final Quota QUOTA = Quota.tokensPerMinute(600_000);
+    private static final PacerSettings HEADROOM = PacerSettings.builder()
+            .targetUtilization(1.0).minimumTarget(0.5).slowStartMillis(0).build();
+
+    private int sequence;
+
+    private Candidate call() {
+        return new Candidate("r" + sequence++, Lane.BULK, "t", TokenUsage.of(10_000, 0), 0, Long.MAX_VALUE);
+    }
+
+    /** Admission times over {@code [from, until)} of a queue that never empties; each settles as reserved at once. */
+    private List<Long> drain(Pacer pacer, long from, long until) {
+        List<Long> times = new ArrayList<>();
+        long now = from;
+        while (now < until) {
+            Decision decision = pacer.decide(List.of(call()), now);
+            if (decision instanceof Decision.Admit admit) {
+                times.add(now);
+                pacer.settle(admit.admission(), TokenUsage.of(10_000, 0), now);
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+        return times;
+    }
+
+    private static long countBefore(List<Long> times, long until) {
+        return times.stream().filter(t -> t < until).count();
+    }
+
+    @Test
+    void afterAMinuteWithNothingChargedABurstSpendsTheBankOnTopOfTheWindowAndNoFaster() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+
+        List<Long> times = drain(pacer, 0, 120_000);
+
+        assertThat(countBefore(times, 60_000)).as("the first minute: the window's 60 and the bank's 60").isEqualTo(120);
+        for (int i = 2; i < 120; i++) {
+            assertThat(times.get(i) - times.get(i - 2)).as("two calls at most per second").isGreaterThanOrEqualTo(999);
+        }
+        assertThat(countBefore(times, 120_000) - 120).as("the second minute: the window alone").isBetween(59L, 61L);
+    }
+
+    @Test
+    void theStrictBoundNeverBanks() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM.toBuilder().headroom(false).build());
+
+        assertThat(countBefore(drain(pacer, 0, 60_000), 60_000)).isEqualTo(60);
+    }
+
+    @Test
+    void aBusyPacerStartsNoEpisode() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+        drain(pacer, 0, 120_000);
+
+        List<Long> third = drain(pacer, 120_000, 180_000);
+
+        assertThat(third).hasSizeBetween(59, 61);
+    }
+
+    @Test
+    void aThrottleTheWindowWouldNotHaveTakenWithdrawsTheCreditAndHalvesTheBank() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+        long now = 0;
+        List<Admission> open = new ArrayList<>();
+        // Run until the window alone is full: from then on every call is the bank's.
+        while (open.size() < 70) {
+            Decision decision = pacer.decide(List.of(call()), now);
+            if (decision instanceof Decision.Admit admit) {
+                open.add(admit.admission());
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+        Admission banked = open.get(open.size() - 1);
+        Admission alsoBanked = open.get(open.size() - 2);
+        for (Admission admission : open.subList(0, open.size() - 2)) {
+            pacer.settle(admission, TokenUsage.of(10_000, 0), now);
+        }
+
+        pacer.throttled(banked, now);
+        pacer.throttled(alsoBanked, now + 10);
+
+        // The window now counts the bank's calls: nothing more until the oldest leave it.
+        Decision next = pacer.decide(List.of(call()), now + 20);
+        assertThat(next).isInstanceOf(Decision.WaitUntil.class);
+        assertThat(((Decision.WaitUntil) next).atMillis()).isGreaterThanOrEqualTo(60_000);
+        assertThat(pacer.snapshot(now + 20).target()).as("the bank answered it, not the target").isEqualTo(1.0);
+    }
+
+    @Test
+    void theShareHalvesOnEachWithdrawalAndStopsBelowAnEighth() {
+        BankedCapacity bank = new BankedCapacity(HEADROOM);
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
+        List<Double> shares = new ArrayList<>();
+        long now = 0;
+        for (int episode = 0; episode < 5; episode++) {
+            bank.maybeStart(budgets, 1.0, now);
+            bank.throttled(true, now, now);
+            shares.add(bank.share());
+            now += 200_000;
+        }
+
+        assertThat(shares).containsExactly(0.5, 0.25, 0.125, 0.0, 0.0);
+    }
+}
