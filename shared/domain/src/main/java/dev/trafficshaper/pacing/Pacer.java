@@ -246,7 +246,9 @@ public final class Pacer {
      */
     public void throttled(Admission admission, long nowMillis) {
         release(admission, nowMillis);
-        if (bank.throttled(!strictWindowHasRoom(admission.reservation(), nowMillis), admission.admittedAtMillis(), nowMillis)) {
+        boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
+                && !windowHasRoom(admission.reservation(), false, nowMillis);
+        if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
@@ -256,6 +258,18 @@ public final class Pacer {
         if (!headroom.throttled(nowMillis)) {
             feedback.onThrottle(nowMillis);
         }
+    }
+
+    /** Whether the window as headroom has it now, with or without the bank's credit, takes the charge. */
+    private boolean windowHasRoom(Charge charge, boolean credited, long nowMillis) {
+        double target = target(nowMillis);
+        for (DimensionBudget budget : budgets) {
+            long amount = charge.amount(budget.dimension());
+            if (budget.windowFit(amount, target, headroom.forgiveness(), credited, nowMillis) > nowMillis) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the strict bound (no forgiveness, no lift) would take the charge now. */
