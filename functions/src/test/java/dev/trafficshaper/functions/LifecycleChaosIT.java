@@ -176,13 +176,14 @@ class LifecycleChaosIT {
             case 1 -> attempt == 1 ? ChaosBedrock.Fault.TIMEOUT : ChaosBedrock.Fault.NONE;
             case 2 -> attempt == 1 ? ChaosBedrock.Fault.BROKEN_CONNECTION : ChaosBedrock.Fault.NONE;
             default -> ChaosBedrock.Fault.NONE;
-        }, Duration.ofSeconds(14));
-        // A held call waits for its deadline: those get a short one, and go last so that they are still open
-        // when admitted; the others have time for their returns to the queue.
+        }, Duration.ofSeconds(26));
+        // A held call waits for its deadline: those get a short one (long enough to be admitted before it
+        // passes on a loaded machine, shorter than the hold), and go last so that they are still open when
+        // admitted; the others have time for their returns to the queue.
         List<String> ids = d.submitAll("bedrock-faults", List.of(0, 2, 3, 4, 5, 7, 8, 9, 1, 6),
-                i -> i % 5 == 1 ? 8 : 60);
+                i -> i % 5 == 1 ? 16 : 60);
 
-        assertThat(d.awaitAll(ids, RequestRecord::isTerminal, Duration.ofSeconds(60))).isTrue();
+        assertThat(d.awaitAll(ids, RequestRecord::isTerminal, Duration.ofSeconds(75))).isTrue();
         d.bringToAnEnd(ids);
 
         d.verify(ids);
