@@ -1,5 +1,10 @@
 package dev.trafficshaper.pacing;
 
+import dev.trafficshaper.quota.QuotaDimension;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * What a meter banks during idle time, learnt by spending it: after a minute with nothing charged,
  * a token bucket is full and lets a minute of quota go on top of its refill, which the 60 s window
@@ -34,6 +39,8 @@ final class BankedCapacity {
     static final double RATE_MULTIPLE = 1.0;
     static final double GIVE_UP_BELOW = 1.0 / 8;
 
+    private final boolean enabled;
+    private int withdrawals;
     private double share;
     private long episodeStart = Long.MIN_VALUE;
     private long[] remaining;
@@ -43,7 +50,62 @@ final class BankedCapacity {
     private long throttles;
 
     BankedCapacity(PacerSettings settings) {
-        this.share = settings.headroom() ? 1.0 : 0.0;
+        this.enabled = settings.headroom();
+        this.share = enabled ? 1.0 : 0.0;
+    }
+
+    /** What a successor needs: the withdrawals learnt, the open episode, the credit (set by the budgets). */
+    PacerState.BankState export(DimensionBudget[] budgets, BunchingGuard guard, long nowMillis) {
+        Map<QuotaDimension, Long> left = new EnumMap<>(QuotaDimension.class);
+        Map<QuotaDimension, List<PacerState.WindowCharge>> credits =
+                new EnumMap<>(QuotaDimension.class);
+        boolean open = episodeOpen(nowMillis) && remaining != null;
+        for (int i = 0; i < budgets.length; i++) {
+            if (open) {
+                left.put(budgets[i].dimension(), remaining[i]);
+            }
+            if (trusted) {
+                List<PacerState.WindowCharge> charges = budgets[i].exportCredit(nowMillis);
+                if (!charges.isEmpty()) {
+                    credits.put(budgets[i].dimension(), charges);
+                }
+            }
+        }
+        double factor = guard.factor(nowMillis);
+        return new PacerState.BankState(withdrawals, open ? episodeStart : PacerState.NEVER, left, credits,
+                factor == Double.POSITIVE_INFINITY ? 0.0 : factor,
+                guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt());
+    }
+
+    /** Continues from a predecessor's state; a strict pacer ignores it. */
+    void restore(PacerState.BankState state, DimensionBudget[] budgets, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        withdrawals = state.withdrawals();
+        share = shareAfter(withdrawals);
+        boolean credited = false;
+        for (DimensionBudget budget : budgets) {
+            List<PacerState.WindowCharge> charges = state.credits().get(budget.dimension());
+            if (charges != null) {
+                budget.restoreCredit(charges, nowMillis);
+                credited = true;
+            }
+        }
+        if (state.episodeStartMillis() != PacerState.NEVER && !state.remaining().isEmpty()) {
+            episodeStart = state.episodeStartMillis();
+            remaining = new long[budgets.length];
+            for (int i = 0; i < budgets.length; i++) {
+                remaining[i] = state.remaining().getOrDefault(budgets[i].dimension(), 0L);
+            }
+            credited = true;
+        }
+        trusted = credited && share > 0;
+    }
+
+    private static double shareAfter(int withdrawals) {
+        double value = Math.pow(0.5, withdrawals);
+        return value < GIVE_UP_BELOW ? 0.0 : value;
     }
 
     double share() {
@@ -120,8 +182,8 @@ final class BankedCapacity {
         trusted = false;
         remaining = null;
         withdrawnAt = nowMillis;
-        double half = share / 2;
-        share = half < GIVE_UP_BELOW ? 0.0 : half;
+        withdrawals++;
+        share = shareAfter(withdrawals);
         return true;
     }
 

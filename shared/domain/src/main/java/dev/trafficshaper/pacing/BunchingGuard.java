@@ -98,6 +98,18 @@ final class BunchingGuard {
         return true;
     }
 
+    long lastThrottleAt() {
+        return lastThrottleAt;
+    }
+
+    /** Continues from a predecessor's factor (0: off) and its latest throttle. */
+    void restore(double learntFactor, long throttleAtMillis) {
+        if (learntFactor >= 1.0 && throttleAtMillis != PacerState.NEVER) {
+            factor = learntFactor;
+            lastThrottleAt = throttleAtMillis;
+        }
+    }
+
     /** Throttles the guard answered. */
     long throttles() {
         return throttles;

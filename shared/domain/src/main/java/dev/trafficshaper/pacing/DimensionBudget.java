@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import dev.trafficshaper.quota.QuotaDimension;
+import java.util.List;
 
 /**
  * One quota dimension as a budget that regenerates continuously, with two guards:
@@ -95,6 +96,18 @@ final class DimensionBudget {
     SlidingWindowLedger.Entry[] chargeBanked(long amount, long spaced, long nowMillis) {
         return new SlidingWindowLedger.Entry[] {
             ledger.record(amount, amount - spaced, nowMillis), banked.record(amount, 0, nowMillis)};
+    }
+
+    /** The bank's credit still in the window, dated as {@link #export} dates the charges. */
+    List<PacerState.WindowCharge> exportCredit(long nowMillis) {
+        return banked.compact(PacerState.BUCKET_MILLIS, nowMillis);
+    }
+
+    /** Continues a predecessor's credit, oldest first. */
+    void restoreCredit(List<PacerState.WindowCharge> charges, long nowMillis) {
+        for (PacerState.WindowCharge charge : charges) {
+            banked.restore(charge.atMillis(), charge.amount(), nowMillis);
+        }
     }
 
     /** Books the outcome of a banked call against its window charge and its credit. */

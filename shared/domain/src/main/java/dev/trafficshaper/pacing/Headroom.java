@@ -168,6 +168,9 @@ final class Headroom {
 
     /** The budget and step at {@code capturedAtMillis}, for a successor (see {@link PacerState.HeadroomState}). */
     PacerState.HeadroomState export(long capturedAtMillis) {
+        if (!enabled) {
+            return PacerState.HeadroomState.NONE; // a strict pacer spends no budget, and restores none
+        }
         long after = capturedAtMillis - BUDGET_WINDOW_MILLIS;
         TreeMap<Long, long[]> minutes = new TreeMap<>(); // start → {calls, throttles, last}
         for (int i = 0; i < BUCKETS; i++) {

@@ -124,6 +124,8 @@ public final class Pacer {
         pacer.headroom.restore(state.forgiveness(), state.lift());
         pacer.headroom.restoreBudget(state.headroomBudget(), nowMillis);
         pacer.inputScale.restore(state.inputScale());
+        pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
+        pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -162,7 +164,7 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
-                headroom.export(capturedAt), inputScale.export());
+                headroom.export(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
     }
 
     public Quota quota() {

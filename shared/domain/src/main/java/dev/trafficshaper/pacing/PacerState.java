@@ -88,6 +88,9 @@ import java.util.TreeMap;
  *                             state) reads as {@link HeadroomState#NONE}: no calls to spend on
  * @param inputScale           the learnt input scale; absent (an older state) reads as
  *                             {@link InputScaleState#NONE}: nothing learnt
+ * @param bank                 what {@link BankedCapacity} and {@link BunchingGuard} learnt, and the
+ *                             bank's credit still in the window; absent (an older state) reads as
+ *                             {@link BankState#NONE}: nothing learnt, no credit
  */
 public record PacerState(
         long capturedAtMillis,
@@ -102,7 +105,8 @@ public record PacerState(
         double forgiveness,
         double lift,
         HeadroomState headroomBudget,
-        InputScaleState inputScale) {
+        InputScaleState inputScale,
+        BankState bank) {
 
     /** Marks a time for something that has not happened. */
     public static final long NEVER = Long.MIN_VALUE;
@@ -237,6 +241,37 @@ public record PacerState(
      * @param spread  running mean absolute deviation from it
      * @param samples settlements seen, up to {@value InputScale#WARM_UP} (0: nothing learnt)
      */
+    /**
+     * The bank and the bunching guard at capture.
+     *
+     * @param withdrawals        how often the bank's credit was withdrawn (its share is ½ to that
+     *                           power, none from 4 on); 0 is nothing learnt
+     * @param episodeStartMillis start of the bank's episode still open, or {@link #NEVER}
+     * @param remaining          per dimension, the bank the open episode has left (empty if none)
+     * @param credits            per dimension, the bank's charges still in the window while it is
+     *                           trusted, dated as {@link DimensionState#charges} are (empty if none)
+     * @param guardFactor        the guard's cap as a multiple of the target rate, 0 while off
+     * @param guardThrottleAtMillis the guard's latest throttle, or {@link #NEVER}
+     */
+    public record BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
+            Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis) {
+
+        public static final BankState NONE = new BankState(0, NEVER, Map.of(), Map.of(), 0.0, NEVER);
+
+        public BankState {
+            if (withdrawals < 0) {
+                throw new IllegalArgumentException("withdrawals must not be negative, was " + withdrawals);
+            }
+            if (!(guardFactor == 0.0 || (guardFactor >= 1.0 && guardFactor <= BunchingGuard.OFF_ABOVE))) {
+                throw new IllegalArgumentException("guardFactor must be 0 or within [1, " + BunchingGuard.OFF_ABOVE
+                        + "], was " + guardFactor);
+            }
+            remaining = remaining == null || remaining.isEmpty() ? Map.of()
+                    : Collections.unmodifiableMap(new EnumMap<>(remaining));
+            credits = credits == null ? Map.of() : Map.copyOf(credits);
+        }
+    }
+
     public record InputScaleState(double mean, double spread, int samples) {
 
         /** Nothing learnt: the estimate as submitted. */
@@ -259,12 +294,14 @@ public record PacerState(
             double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
             Map<String, Long> tenantNextSlotMicros) {
         this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
-                slowStartAtMillis, tenantNextSlotMicros, 1.0, 0.0, 0.0, HeadroomState.NONE, InputScaleState.NONE);
+                slowStartAtMillis, tenantNextSlotMicros, 1.0, 0.0, 0.0, HeadroomState.NONE, InputScaleState.NONE,
+                BankState.NONE);
     }
 
     public PacerState {
         headroomBudget = headroomBudget == null ? HeadroomState.NONE : headroomBudget;
         inputScale = inputScale == null ? InputScaleState.NONE : inputScale;
+        bank = bank == null ? BankState.NONE : bank;
         for (BudgetMinute minute : headroomBudget.minutes()) {
             if (minute.startMillis() > capturedAtMillis
                     || minute.startMillis() + MINUTE_MILLIS <= capturedAtMillis - Headroom.BUDGET_WINDOW_MILLIS) {

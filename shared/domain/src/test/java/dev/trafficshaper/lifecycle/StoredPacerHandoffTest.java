@@ -79,7 +79,7 @@ class StoredPacerHandoffTest {
     @Test
     void theHeadroomBudgetTheInputScaleAndTheBackoffSurviveThePublishedJson() throws Exception {
         Pacer predecessor = learntPacer();
-        long now = T0 + 120_000;
+        long now = T0 + 200_000;
         BackoffState backoff = new BackoffState(4, true, 2, now + 1_000,
                 List.of(new BackoffState.Waiting("w1", 1, now + 200), new BackoffState.Waiting("w2", 3, now + 900)));
 
@@ -98,7 +98,7 @@ class StoredPacerHandoffTest {
     @Test
     void anOlderStateWithoutTheNewFieldsReadsAsNothingLearnt() throws Exception {
         Pacer predecessor = learntPacer();
-        long now = T0 + 120_000;
+        long now = T0 + 200_000;
         BackoffState backoff = new BackoffState(3, true, 0, now + 250, List.of());
         ObjectNode older = (ObjectNode) new ObjectMapper().readTree(handoff.export(predecessor, backoff, now));
         older.remove(List.of("headroomBudget", "inputScale", StoredPacerHandoff.BACKOFF));
@@ -121,12 +121,13 @@ class StoredPacerHandoffTest {
         Pacer pacer = Pacer.create(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer());
         long now = T0;
         boolean throttled = false;
-        for (int i = 0; now < T0 + 120_000; i++) {
+        for (int i = 0; now < T0 + 200_000; i++) {
             Candidate candidate = new Candidate("h" + i, Lane.BULK, "t", TokenUsage.of(10_000, 1_000), now,
                     now + 3_600_000);
             Decision decision = pacer.decide(List.of(candidate), now);
             if (decision instanceof Decision.Admit admit) {
-                if (!throttled && now > T0 + 60_000) {
+                // After the first burst's bank has left the window: a throttle the probe takes.
+                if (!throttled && now > T0 + 140_000) {
                     pacer.throttled(admit.admission(), now);
                     throttled = true;
                 } else {

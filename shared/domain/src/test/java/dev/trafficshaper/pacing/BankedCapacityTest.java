@@ -117,4 +117,34 @@ class BankedCapacityTest {
 
         assertThat(shares).containsExactly(0.5, 0.25, 0.125, 0.0, 0.0);
     }
+
+    @Test
+    void aSuccessorMidEpisodeKeepsTheCreditAndWhatTheBankHasLeft() {
+        Pacer predecessor = Pacer.create(QUOTA, HEADROOM);
+        List<Long> first = drain(predecessor, 0, 30_000);
+        Pacer successor = Pacer.resume(QUOTA, HEADROOM, predecessor.export(30_000), 30_000);
+
+        List<Long> rest = drain(successor, 30_000, 60_000);
+
+        assertThat(first.size() + rest.size()).as("as one pacer would: the window's 60 and the bank's 60")
+                .isBetween(119, 120);
+    }
+
+    @Test
+    void whatTheBankLearntSurvivesAHandoff() {
+        BankedCapacity bank = new BankedCapacity(HEADROOM);
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
+        bank.maybeStart(budgets, 1.0, 0);
+        bank.throttled(true, 0, 0);
+        PacerState.BankState state = bank.export(budgets, new BunchingGuard(), 1_000);
+
+        BankedCapacity successor = new BankedCapacity(HEADROOM);
+        successor.restore(state, budgets, 1_000);
+
+        assertThat(state.withdrawals()).isEqualTo(1);
+        assertThat(successor.share()).isEqualTo(0.5);
+        BankedCapacity strict = new BankedCapacity(HEADROOM.toBuilder().headroom(false).build());
+        strict.restore(state, budgets, 1_000);
+        assertThat(strict.share()).isZero();
+    }
 }
