@@ -107,6 +107,10 @@ class UndeliveredSweepTest {
             return Optional.ofNullable(records.get(requestId));
         }
 
+        public Optional<String> taskToken(String requestId, long nowMillis) {
+            throw new UnsupportedOperationException();
+        }
+
         public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
             throw new UnsupportedOperationException();
         }
