@@ -56,7 +56,10 @@ class InlineDispatchSimulationTest {
     @Test
     void withoutAHandOffCallsInTheDrainerDrainAsWellAsDispatchedOnes() {
         for (String name : SCENARIOS) {
-            Scenario async = BuiltInScenarios.find(name).orElseThrow().withLeniency(Leniency.STRICT);
+            // The strict bound, where the two paths must agree: with headroom on, the bank's probe
+            // after idle runs about 0.01 lower inline on at-quota (docs/roadmap.md).
+            Scenario base = BuiltInScenarios.find(name).orElseThrow().withLeniency(Leniency.STRICT);
+            Scenario async = base.withShaper(base.shaper().toBuilder().headroom(false).build());
             Scenario inline = async.withDeployment(new Deployment(LambdaModel.DEFAULT, 30, 100_000, List.of(),
                     DispatchMode.INLINE));
 
