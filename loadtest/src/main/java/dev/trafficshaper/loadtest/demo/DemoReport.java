@@ -24,6 +24,8 @@ public final class DemoReport {
     public static String header(DemoSettings s) {
         double target = targetUtilization(s);
         double shaperSeconds = s.burstMinutesOfQuota() * 60 / target;
+        // With headroom on, a full bucket's bank (a target minute) goes beside the window once.
+        double bankedSeconds = Math.max(0, shaperSeconds - 60);
         return String.format(Locale.ROOT, """
                 Traffic shaper demo: the seed burst, scaled, through real HTTP and the real AWS SDK
                   scaled: %,d requests × ~%s tokens against %s TPM (%.2f minutes of quota), arriving within %s s;
@@ -33,12 +35,13 @@ public final class DemoReport {
                   calls:  %s
                   arms:   direct, no retry | direct, retry + jitter (4 attempts, full jitter 1/2/4 s) | shaper (local
                           runtime over HTTP, Java client); all at once, each against its own Bedrock simulator
-                  the shaper spends at most %.0f%% of the quota per minute: at least %.0f s (%.0f s of wall time)
+                  the shaper spends at most %.0f%% of the quota per minute: at least %.0f s (%.0f s of wall time),
+                          or %.0f s (%.0f s) once it has spent a full bucket's banked minute (headroom)
                 """, s.requests(), compact(s.tokensPerRequest()), compactQuota(s.quotaTpm()),
                 s.burstMinutesOfQuota(), trim(s.arrivalWindow().toMillis() / 1_000.0),
                 DemoSettings.seedBurstMinutesOfQuota(), describeClock(s.timeScale()),
                 s.quotaModel().wireName().replace('-', ' '), describe(s.leniency()), describe(s), 100 * target,
-                shaperSeconds, shaperSeconds / s.timeScale());
+                shaperSeconds, shaperSeconds / s.timeScale(), bankedSeconds, bankedSeconds / s.timeScale());
     }
 
     static String describeClock(double timeScale) {

@@ -93,7 +93,9 @@ class DemoTest {
                 "scaled: 140 requests × ~18.5k tokens against 560,000 TPM (4.63 minutes of quota), arriving within"
                         + " 30 s;",
                 "the seed burst is 1,000 × 18.5k at 4M TPM (4.63 minutes of quota, within 30 s)",
-                "runs 4× faster than the wall: a quota minute lasts 15 s");
+                "runs 4× faster than the wall: a quota minute lasts 15 s",
+                "at least 292 s (73 s of wall time),",
+                "or 232 s (58 s) once it has spent a full bucket's banked minute");
     }
 
     @Test
