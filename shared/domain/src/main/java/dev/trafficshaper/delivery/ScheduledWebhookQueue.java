@@ -16,6 +16,8 @@ import java.util.function.LongSupplier;
  */
 public final class ScheduledWebhookQueue implements WebhookQueue {
 
+    static final long FAILED_ATTEMPT_RETRY_MILLIS = 5_000;
+
     /** One webhook's next attempt; {@code callbackUrl} is the receiver it routes to, null when not given. */
     private record Entry(String requestId, String callbackUrl, int attempt, long dueAtMillis) {
     }
@@ -62,10 +64,29 @@ public final class ScheduledWebhookQueue implements WebhookQueue {
             }
         }
         for (Entry entry : ready) {
-            route.apply(entry.callbackUrl).execute(
-                    () -> settle(entry, sender.attempt(entry.requestId, entry.attempt, clock.getAsLong())));
+            route.apply(entry.callbackUrl).execute(() -> attempt(sender, entry));
         }
         return ready.size();
+    }
+
+    /**
+     * One attempt. One that throws (the store unreachable, say) did not run to its end: the same
+     * attempt is due again {@value #FAILED_ATTEMPT_RETRY_MILLIS} ms later rather than dropped, so the
+     * webhook is never lost to a passing fault; the receiver may see a POST twice, with the same
+     * delivery id, as it may from SQS on AWS.
+     */
+    private void attempt(WebhookSender sender, Entry entry) {
+        WebhookSender.Attempt outcome;
+        try {
+            outcome = sender.attempt(entry.requestId, entry.attempt, clock.getAsLong());
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                due.add(new Entry(entry.requestId, entry.callbackUrl, entry.attempt,
+                        clock.getAsLong() + FAILED_ATTEMPT_RETRY_MILLIS));
+            }
+            return;
+        }
+        settle(entry, outcome);
     }
 
     private synchronized void settle(Entry entry, WebhookSender.Attempt attempt) {

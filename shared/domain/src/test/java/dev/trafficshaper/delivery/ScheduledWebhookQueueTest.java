@@ -7,11 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.trafficshaper.lifecycle.FakeModelInvoker;
 import dev.trafficshaper.lifecycle.ShaperFixture;
 import dev.trafficshaper.request.DeliveryState;
+import dev.trafficshaper.request.RequestEvent;
+import dev.trafficshaper.request.RequestRecord;
+import dev.trafficshaper.request.RequestStore;
+import dev.trafficshaper.request.TransitionResult;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
 
@@ -108,6 +113,73 @@ class ScheduledWebhookQueueTest {
         });
 
         assertThat(routed).containsOnlyNulls().hasSize(1);
+    }
+
+    @Test
+    void anAttemptThatThrowsIsDueAgainLaterInsteadOfDropped() {
+        finished("r1");
+        transport.answer(200);
+        RequestStore flaky = new FlakyStore(shaper.requests);
+        WebhookSender onFlakyStore = WebhookSender.builder().requests(flaky)
+                .status(StatusService.create(shaper.catalog, shaper.requests, shaper.payloads, shaper.board))
+                .transport(transport::post).callbacks(CallbackUrlPolicy.local())
+                .secret("s".getBytes(StandardCharsets.UTF_8))
+                .schedule(DeliverySchedule.of(4, Duration.ofSeconds(30), Duration.ofMinutes(1))).build();
+        queue.enqueue("r1");
+
+        queue.runDue(onFlakyStore, INLINE);
+        assertThat(queue.pending()).as("the failed attempt waits again").isEqualTo(1);
+        assertThat(queue.nextDueAtMillis()).isEqualTo(shaper.now() + ScheduledWebhookQueue.FAILED_ATTEMPT_RETRY_MILLIS);
+
+        shaper.clock.set(queue.nextDueAtMillis());
+        queue.runDue(onFlakyStore, INLINE);
+        assertThat(queue.pending()).isZero();
+        assertThat(shaper.record("r1").delivery().delivered()).isTrue();
+        assertThat(shaper.record("r1").delivery().attempts()).isEqualTo(1);
+    }
+
+    /** The fixture's store, whose first read fails as an unreachable table would. */
+    private static final class FlakyStore implements RequestStore {
+        private final RequestStore inner;
+        private boolean failed;
+
+        FlakyStore(RequestStore inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public Optional<RequestRecord> find(String requestId, long nowMillis) {
+            if (!failed) {
+                failed = true;
+                throw new IllegalStateException("store unreachable");
+            }
+            return inner.find(requestId, nowMillis);
+        }
+
+        @Override
+        public Optional<String> taskToken(String requestId, long nowMillis) {
+            return inner.taskToken(requestId, nowMillis);
+        }
+
+        @Override
+        public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
+            return inner.replaceTaskToken(requestId, taskToken, nowMillis);
+        }
+
+        @Override
+        public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
+            return inner.transition(requestId, event, nowMillis);
+        }
+
+        @Override
+        public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
+            return inner.recordDelivery(requestId, delivery, nowMillis);
+        }
+
+        @Override
+        public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
+            return inner.recordHandoff(requestId, webhookQueued, nowMillis);
+        }
     }
 
     private void runUntilIdle() {
