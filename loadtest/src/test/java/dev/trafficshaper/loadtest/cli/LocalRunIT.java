@@ -65,7 +65,9 @@ class LocalRunIT {
         assertThat(provider.path("shaper").path("throttles").asLong()).isZero();
         assertThat(shaper.path("throttles").asLong()).isZero();
         assertThat(shaper.path("bedrockCalls").asLong()).isEqualTo(REQUESTS);
-        assertThat(shaper.path("utilization").asDouble()).isGreaterThan(0.5).isLessThanOrEqualTo(1.0);
+        // Above 1.0 only by the token bucket's banked minute, which headroom spends beside the window
+        // after idle; the meter throttled none of it (above).
+        assertThat(shaper.path("utilization").asDouble()).isGreaterThan(0.5).isLessThanOrEqualTo(2.0);
 
         StringWriter reported = new StringWriter();
         assertThat(cli(reported).execute("report", run.toString(), "--out", dir.resolve("again").toString())).isZero();
