@@ -6,15 +6,12 @@ import dev.trafficshaper.model.ModelCatalog;
 import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.request.DelegatingRequestStore;
 import dev.trafficshaper.request.DeliveryState;
-import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
-import dev.trafficshaper.request.RequestStore;
-import dev.trafficshaper.request.TransitionResult;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,8 +35,8 @@ class LeftoverWebhooksTest {
             throw new AssertionError("no call expected");
         }).stores(catalog -> {
             LocalStores memory = LocalStores.inMemory().apply(catalog);
-            return new LocalStores(new Stored(stored), memory.queue(), memory.leases(), memory.payloads(),
-                    memory.usage(), memory.board(), () -> List.copyOf(stored.keySet()));
+            return new LocalStores(DelegatingRequestStore.readOnly(stored), memory.queue(), memory.leases(),
+                    memory.payloads(), memory.usage(), memory.board(), () -> List.copyOf(stored.keySet()));
         }).build();
         try {
             assertThat(runtime.webhooks().pending()).isEqualTo(1);
@@ -55,32 +52,5 @@ class LeftoverWebhooksTest {
                 .payloadRef(new PayloadRef(PayloadRef.Location.INLINE, id, PayloadKind.REQUEST, "0".repeat(64), 2,
                         T0 + 10_000_000))
                 .callbackUrl("http://127.0.0.1:9/hook").delivery(delivery).expiresAtMillis(T0 + 10_000_000).build();
-    }
-
-    /** The records a previous process left; nothing else is expected of the store. */
-    private record Stored(Map<String, RequestRecord> records) implements RequestStore {
-        public Optional<RequestRecord> find(String requestId, long nowMillis) {
-            return Optional.ofNullable(records.get(requestId));
-        }
-
-        public Optional<String> taskToken(String requestId, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
     }
 }

@@ -5,16 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.trafficshaper.payload.PayloadKind;
 import dev.trafficshaper.payload.PayloadRef;
 import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.request.DelegatingRequestStore;
 import dev.trafficshaper.request.DeliveryState;
-import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
-import dev.trafficshaper.request.RequestStore;
-import dev.trafficshaper.request.TransitionResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -36,7 +33,7 @@ class UndeliveredSweepTest {
     private final UndeliveredSweep sweep = new UndeliveredSweep(() -> {
         listings.incrementAndGet();
         return List.copyOf(stored.keySet());
-    }, new Stored(stored), record -> {
+    }, DelegatingRequestStore.readOnly(stored), record -> {
         handedOff.add(record.requestId());
         // What Notifier.deliver writes: the webhook queued, the hand-off marked.
         stored.put(record.requestId(), record.toBuilder().delivery(DeliveryState.queued(T0))
@@ -99,32 +96,5 @@ class UndeliveredSweepTest {
                         T0 + 10_000_000))
                 .callbackUrl("http://127.0.0.1:9/hook").delivery(delivery).handedOffAtMillis(handedOffAt)
                 .expiresAtMillis(T0 + 10_000_000).build();
-    }
-
-    /** The records as stored; the sweep only reads them. */
-    private record Stored(Map<String, RequestRecord> records) implements RequestStore {
-        public Optional<RequestRecord> find(String requestId, long nowMillis) {
-            return Optional.ofNullable(records.get(requestId));
-        }
-
-        public Optional<String> taskToken(String requestId, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
-
-        public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
-            throw new UnsupportedOperationException();
-        }
     }
 }

@@ -6,11 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.lifecycle.FakeModelInvoker;
 import dev.trafficshaper.lifecycle.ShaperFixture;
+import dev.trafficshaper.request.DelegatingRequestStore;
 import dev.trafficshaper.request.DeliveryState;
-import dev.trafficshaper.request.RequestEvent;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestStore;
-import dev.trafficshaper.request.TransitionResult;
 import dev.trafficshaper.submission.CallbackUrlPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -139,12 +138,11 @@ class ScheduledWebhookQueueTest {
     }
 
     /** The fixture's store, whose first read fails as an unreachable table would. */
-    private static final class FlakyStore implements RequestStore {
-        private final RequestStore inner;
+    private static final class FlakyStore extends DelegatingRequestStore {
         private boolean failed;
 
         FlakyStore(RequestStore inner) {
-            this.inner = inner;
+            super(inner);
         }
 
         @Override
@@ -153,32 +151,7 @@ class ScheduledWebhookQueueTest {
                 failed = true;
                 throw new IllegalStateException("store unreachable");
             }
-            return inner.find(requestId, nowMillis);
-        }
-
-        @Override
-        public Optional<String> taskToken(String requestId, long nowMillis) {
-            return inner.taskToken(requestId, nowMillis);
-        }
-
-        @Override
-        public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-            return inner.replaceTaskToken(requestId, taskToken, nowMillis);
-        }
-
-        @Override
-        public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
-            return inner.transition(requestId, event, nowMillis);
-        }
-
-        @Override
-        public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
-            return inner.recordDelivery(requestId, delivery, nowMillis);
-        }
-
-        @Override
-        public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
-            return inner.recordHandoff(requestId, webhookQueued, nowMillis);
+            return super.find(requestId, nowMillis);
         }
     }
 

@@ -4,17 +4,14 @@ import static dev.trafficshaper.lifecycle.ShaperFixture.PACED;
 import static dev.trafficshaper.lifecycle.ShaperFixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.trafficshaper.request.DeliveryState;
-import dev.trafficshaper.request.RequestEvent;
+import dev.trafficshaper.request.DelegatingRequestStore;
 import dev.trafficshaper.request.RequestRecord;
 import dev.trafficshaper.request.RequestState;
 import dev.trafficshaper.request.RequestStore;
-import dev.trafficshaper.request.TransitionResult;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -208,48 +205,17 @@ class DrainServiceInlineTest {
     }
 
     /** The drainer's view of the request store, counting its status polls. */
-    private static final class CountingStore implements RequestStore {
-        private final RequestStore store;
+    private static final class CountingStore extends DelegatingRequestStore {
         int polls;
 
         CountingStore(RequestStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public Optional<RequestRecord> find(String requestId, long nowMillis) {
-            return store.find(requestId, nowMillis);
+            super(store);
         }
 
         @Override
         public Map<String, RequestRecord> findAll(Collection<String> requestIds, long nowMillis) {
             polls++;
-            return store.findAll(requestIds, nowMillis);
-        }
-
-        @Override
-        public Optional<String> taskToken(String requestId, long nowMillis) {
-            return store.taskToken(requestId, nowMillis);
-        }
-
-        @Override
-        public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-            return store.replaceTaskToken(requestId, taskToken, nowMillis);
-        }
-
-        @Override
-        public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
-            return store.transition(requestId, event, nowMillis);
-        }
-
-        @Override
-        public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
-            return store.recordDelivery(requestId, delivery, nowMillis);
-        }
-
-        @Override
-        public TransitionResult recordHandoff(String requestId, boolean handedOff, long nowMillis) {
-            return store.recordHandoff(requestId, handedOff, nowMillis);
+            return delegate().findAll(requestIds, nowMillis);
         }
     }
 }
