@@ -1,11 +1,9 @@
 package dev.trafficshaper.functions;
 
-import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.functions.budget.BudgetManagerHandler;
 import dev.trafficshaper.functions.drain.QueueProcessorHandler;
 import dev.trafficshaper.functions.finalize.FinalizerHandler;
@@ -28,7 +26,6 @@ import dev.trafficshaper.testing.chaos.DynamoDbChaos;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -44,17 +41,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
-import software.amazon.awssdk.services.lambda.LambdaClient;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
-import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -222,11 +212,12 @@ final class ChaosDeployment {
         DynamoDbClient chaosClient = stack.aws.configure(DynamoDbClient.builder())
                 .overrideConfiguration(o -> o.addExecutionInterceptor(dynamoDb))
                 .httpClient(UrlConnectionHttpClient.builder().build()).build();
-        shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(chaosClient, stack.bedrock.endpoint()), dispatch,
-                wake, clock);
+        shaper = Shaper.withAsync(new ShaperEnvironment(env),
+                EmulatorClients.withBedrock(stack.aws, chaosClient, stack.bedrock.endpoint()), dispatch, wake, clock);
         self[0] = shaper;
         // The delivery queue's event source mapping, with a client no fault touches.
-        Shaper notifier = new Shaper(new ShaperEnvironment(env), clients(stack.aws.dynamoDb(), stack.bedrock.endpoint()));
+        Shaper notifier = new Shaper(new ShaperEnvironment(env),
+                EmulatorClients.withBedrock(stack.aws, stack.bedrock.endpoint()));
         poller = new Thread(() -> {
             while (polling) {
                 try {
@@ -306,7 +297,7 @@ final class ChaosDeployment {
         for (int attempt = 1; attempt <= 8; attempt++) {
             APIGatewayProxyResponseEvent response;
             try {
-                response = new SubmitHandler(shaper).handleRequest(apiEvent("POST", "/v1/requests", body, null),
+                response = new SubmitHandler(shaper).handleRequest(ApiEvents.submit(body, TENANT),
                         new FakeContext("submit", 10_000));
             } catch (RuntimeException e) {
                 continue; // API Gateway answers a function error with a 502: the client retries
@@ -346,13 +337,9 @@ final class ChaosDeployment {
     }
 
     JsonNode status(String requestId) {
-        APIGatewayProxyResponseEvent response = new StatusHandler(shaper).handleRequest(apiEvent("GET",
-                "/v1/requests/" + requestId, null, requestId), new FakeContext("status", 10_000));
-        try {
-            return Json.MAPPER.readTree(response.getBody()).deepCopy();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        APIGatewayProxyResponseEvent response = new StatusHandler(shaper).handleRequest(
+                ApiEvents.status(requestId, TENANT), new FakeContext("status", 10_000));
+        return ApiEvents.json(response.getBody()).deepCopy();
     }
 
     /** Every request's record, read in one batch (a failed read reads as none). */
@@ -446,33 +433,9 @@ final class ChaosDeployment {
         async.shutdown();
     }
 
-    private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
-        return ApiEvents.of(method, path, body, id, TENANT);
-    }
-
     private static Function<JsonNode, JsonNode> call(Function<Map<String, Object>, Map<String, Object>> handler) {
         return payload -> Json.MAPPER.valueToTree(handler.apply(
                 Json.MAPPER.convertValue(payload, new TypeReference<Map<String, Object>>() { })));
-    }
-
-    private static Shaper.Clients clients(DynamoDbClient dynamoDb, URI bedrock) {
-        AwsEmulator aws = AwsEmulator.moto();
-        return new Shaper.Clients() {
-            public DynamoDbClient dynamoDb() { return dynamoDb; }
-            public S3Client s3() { return aws.s3(); }
-            public SfnClient sfn() { return aws.configure(SfnClient.builder()).build(); }
-            public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
-            public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
-            public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
-            public SqsClient sqs() { return aws.configure(SqsClient.builder()).build(); }
-            public BedrockRuntimeClient bedrock() {
-                return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
-                        .httpClient(UrlConnectionHttpClient.builder().build())
-                        .endpointOverride(bedrock).region(Region.US_EAST_1)
-                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))),
-                        Duration.ofSeconds(30)).build();
-            }
-        };
     }
 
     private static boolean awaitQuietly(CountDownLatch latch) {

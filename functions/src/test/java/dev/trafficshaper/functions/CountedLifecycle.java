@@ -3,12 +3,10 @@ package dev.trafficshaper.functions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.functions.budget.BudgetManagerHandler;
 import dev.trafficshaper.functions.drain.QueueProcessorHandler;
 import dev.trafficshaper.functions.finalize.FinalizerHandler;
@@ -25,7 +23,6 @@ import dev.trafficshaper.testing.AwsCallLedger;
 import dev.trafficshaper.testing.AwsEmulator;
 import dev.trafficshaper.testing.StateMachineHarness;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -37,12 +34,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
 import software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
@@ -170,16 +163,16 @@ final class CountedLifecycle implements AutoCloseable {
 
     String submit(String body) {
         ledger.invoked(SUBMIT);
-        APIGatewayProxyResponseEvent response = new SubmitHandler(function(SUBMIT)).handleRequest(apiEvent("POST",
-                "/v1/requests", body, null), new FakeContext("submit", 10_000));
+        APIGatewayProxyResponseEvent response = new SubmitHandler(function(SUBMIT)).handleRequest(
+                ApiEvents.submit(body, TENANT), new FakeContext("submit", 10_000));
         assertThat(response.getStatusCode()).as(response.getBody()).isEqualTo(202);
-        return readTree(response.getBody()).get("requestId").asText();
+        return ApiEvents.json(response.getBody()).get("requestId").asText();
     }
 
     APIGatewayProxyResponseEvent status(String requestId) {
         ledger.invoked(STATUS);
-        return new StatusHandler(function(STATUS)).handleRequest(apiEvent("GET", "/v1/requests/" + requestId, null,
-                requestId), new FakeContext("status", 10_000));
+        return new StatusHandler(function(STATUS)).handleRequest(ApiEvents.status(requestId, TENANT),
+                new FakeContext("status", 10_000));
     }
 
     StateMachineHarness.Result awaitExecution(String requestId) {
@@ -307,25 +300,7 @@ final class CountedLifecycle implements AutoCloseable {
             public EventBridgeClient events() { return counted(EventBridgeClient.builder(), caller).build(); }
             public SecretsManagerClient secrets() { return counted(SecretsManagerClient.builder(), caller).build(); }
             public SqsClient sqs() { return counted(SqsClient.builder(), caller).build(); }
-            public BedrockRuntimeClient bedrock() {
-                return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
-                        .httpClient(UrlConnectionHttpClient.builder().build())
-                        .endpointOverride(bedrock.endpoint()).region(Region.US_EAST_1)
-                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))),
-                        Duration.ofSeconds(30)).build();
-            }
+            public BedrockRuntimeClient bedrock() { return EmulatorClients.bedrockAt(bedrock.endpoint()); }
         };
-    }
-
-    private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
-        return ApiEvents.of(method, path, body, id, TENANT);
-    }
-
-    static JsonNode readTree(String json) {
-        try {
-            return Json.MAPPER.readTree(json);
-        } catch (IOException e) {
-            throw new UncheckedIOException("not JSON: " + json, e);
-        }
     }
 }

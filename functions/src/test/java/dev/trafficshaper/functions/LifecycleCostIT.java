@@ -97,7 +97,7 @@ class LifecycleCostIT {
         lifecycle.awaitWebhook(id);
         APIGatewayProxyResponseEvent status = lifecycle.status(id);
         assertThat(status.getStatusCode()).isEqualTo(200);
-        assertThat(CountedLifecycle.readTree(status.getBody()).path("response").path("output").path("message")
+        assertThat(ApiEvents.json(status.getBody()).path("response").path("output").path("message")
                 .path("content").path(0).path("text").asText().length()).isGreaterThan(3_000);
         lifecycle.awaitDrainerIdle(MODEL);
         return result.statesEntered().size();

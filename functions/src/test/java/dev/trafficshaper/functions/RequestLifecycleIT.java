@@ -3,12 +3,10 @@ package dev.trafficshaper.functions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.trafficshaper.aws.bedrock.BedrockInvokers;
 import dev.trafficshaper.delivery.WebhookSignature;
 import dev.trafficshaper.functions.budget.BudgetManagerHandler;
 import dev.trafficshaper.functions.drain.QueueProcessorHandler;
@@ -44,15 +42,7 @@ import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
-import software.amazon.awssdk.services.lambda.LambdaClient;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -108,7 +98,7 @@ class RequestLifecycleIT {
                     "DELIVERY_QUEUE_URL", deliveries));
             baseEnv.put("DISPATCH_MODE", "async");
             // the delivery queue's event source mapping: the real Notifier, one attempt per message
-            Shaper notifier = new Shaper(new ShaperEnvironment(baseEnv), clients(null));
+            Shaper notifier = new Shaper(new ShaperEnvironment(baseEnv), EmulatorClients.withoutBedrock(aws));
             // stopped by a flag, never interrupted: an aborted call would leave the single-threaded
             // emulator waiting on a half-sent request
             deliveryPoller = new Thread(() -> {
@@ -220,24 +210,25 @@ class RequestLifecycleIT {
                             new FinalizerHandler(self[0]).handleRequest(payload, new FakeContext("finalizer", 30_000))));
             harness = builder.build();
             env.put("STATE_MACHINE_ARN", harness.stateMachineArn());
-            shaper = Shaper.withAsync(new ShaperEnvironment(env), clients(simulator), dispatch, wake);
+            shaper = Shaper.withAsync(new ShaperEnvironment(env), EmulatorClients.withBedrock(aws, simulator.endpoint()),
+                    dispatch, wake);
             self[0] = shaper;
         }
 
         String submit(String body) {
             APIGatewayProxyResponseEvent response = post(body);
             assertThat(response.getStatusCode()).as(response.getBody()).isEqualTo(202);
-            return readTree(response.getBody()).get("requestId").asText();
+            return ApiEvents.json(response.getBody()).get("requestId").asText();
         }
 
         APIGatewayProxyResponseEvent post(String body) {
-            return new SubmitHandler(shaper).handleRequest(apiEvent("POST", "/v1/requests", body, null),
+            return new SubmitHandler(shaper).handleRequest(ApiEvents.submit(body, TENANT),
                     new FakeContext("submit", 10_000));
         }
 
         APIGatewayProxyResponseEvent status(String requestId) {
-            return new StatusHandler(shaper).handleRequest(apiEvent("GET", "/v1/requests/" + requestId, null,
-                    requestId), new FakeContext("status", 10_000));
+            return new StatusHandler(shaper).handleRequest(ApiEvents.status(requestId, TENANT),
+                    new FakeContext("status", 10_000));
         }
 
         StateMachineHarness.Result awaitExecution(String requestId) {
@@ -272,7 +263,7 @@ class RequestLifecycleIT {
             System.out.println("state transitions of a request that succeeds: " + transitions(result));
             APIGatewayProxyResponseEvent status = deployment.status(id);
             assertThat(status.getStatusCode()).isEqualTo(200);
-            JsonNode view = readTree(status.getBody());
+            JsonNode view = ApiEvents.json(status.getBody());
             assertThat(view.get("status").asText()).isEqualTo("SUCCEEDED");
             assertThat(view.path("response").path("output").path("message").isObject()).isTrue();
             assertThat(view.path("usage").path("outputTokens").asLong()).isPositive();
@@ -297,14 +288,15 @@ class RequestLifecycleIT {
             StateMachineHarness.Result result = deployment.awaitExecution(id);
             assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
             assertThat(result.statesEntered()).containsExactly("Admit");
-            JsonNode view = readTree(deployment.status(id).getBody());
+            JsonNode view = ApiEvents.json(deployment.status(id).getBody());
             assertThat(view.get("status").asText()).isEqualTo("SUCCEEDED");
             assertThat(view.path("usage").path("outputTokens").asLong()).isPositive();
             awaitWebhook(id);
         }
         StateMachineHarness.Result failed = deployment.awaitExecution(failing);
         assertThat(failed.status()).isEqualTo(ExecutionStatus.FAILED);
-        assertThat(readTree(deployment.status(failing).getBody()).get("reason").asText()).isEqualTo("DEPENDENCY_ERROR");
+        assertThat(ApiEvents.json(deployment.status(failing).getBody()).get("reason").asText())
+                .isEqualTo("DEPENDENCY_ERROR");
         awaitWebhook(failing);
         assertThat(bedrock.calls() - callsBefore).as("one Bedrock call per request").isEqualTo(6);
         assertThat(deployment.processorRuns).as("no Bedrock Processor invocation: the drainer made the calls")
@@ -323,7 +315,7 @@ class RequestLifecycleIT {
         assertThat(result.error()).isEqualTo("RequestFailed");
         assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
         System.out.println("state transitions of a request that fails: " + transitions(result));
-        JsonNode view = readTree(deployment.status(id).getBody());
+        JsonNode view = ApiEvents.json(deployment.status(id).getBody());
         assertThat(deployment.status(id).getStatusCode()).isEqualTo(503);
         assertThat(view.get("status").asText()).isEqualTo("FAILED");
         assertThat(view.get("reason").asText()).isEqualTo("DEPENDENCY_ERROR");
@@ -347,7 +339,7 @@ class RequestLifecycleIT {
         assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
         APIGatewayProxyResponseEvent status = deployment.status(id);
         assertThat(status.getStatusCode()).isEqualTo(504);
-        assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
+        assertThat(ApiEvents.json(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
         assertThat(deployment.shaper.persistence().queue().depth("nova-lite", System.currentTimeMillis())).isZero();
         awaitWebhook(id);
     }
@@ -374,7 +366,7 @@ class RequestLifecycleIT {
         assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
         APIGatewayProxyResponseEvent status = deployment.status(id);
         assertThat(status.getStatusCode()).isEqualTo(504);
-        assertThat(readTree(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
+        assertThat(ApiEvents.json(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
         awaitWebhook(id);
     }
 
@@ -405,7 +397,7 @@ class RequestLifecycleIT {
             assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
             assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
             APIGatewayProxyResponseEvent status = deployment.status(id);
-            JsonNode view = readTree(status.getBody());
+            JsonNode view = ApiEvents.json(status.getBody());
             assertThat(status.getStatusCode()).isEqualTo(504);
             assertThat(view.get("status").asText()).isEqualTo("FAILED");
             // No answer in time: the call may have run, so it is a model timeout and never sent again.
@@ -438,9 +430,9 @@ class RequestLifecycleIT {
         String id = deployment.submit(body("nova-lite", "undeliverable-" + System.nanoTime(), 60));
 
         await().atMost(Duration.ofSeconds(30)).alias("the failed hand-off shows in GET")
-                .until(() -> readTree(deployment.status(id).getBody()).path("delivery").path("lastError").asText()
+                .until(() -> ApiEvents.json(deployment.status(id).getBody()).path("delivery").path("lastError").asText()
                         .contains("not handed off"));
-        JsonNode failed = readTree(deployment.status(id).getBody());
+        JsonNode failed = ApiEvents.json(deployment.status(id).getBody());
         assertThat(failed.get("status").asText()).isEqualTo("SUCCEEDED");
         assertThat(failed.path("delivery").path("attempts").asInt()).isZero();
         String queueUrl = sqs.createQueue(b -> b.queueName(lateQueue)).queueUrl();
@@ -449,11 +441,11 @@ class RequestLifecycleIT {
 
         assertThat(result.status()).as(result.toString()).isEqualTo(ExecutionStatus.SUCCEEDED);
         assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Succeeded");
-        JsonNode handedOff = readTree(deployment.status(id).getBody());
+        JsonNode handedOff = ApiEvents.json(deployment.status(id).getBody());
         assertThat(handedOff.get("status").asText()).isEqualTo("SUCCEEDED");
         assertThat(handedOff.path("delivery").has("lastError")).as("cleared by the hand-off").isFalse();
         assertThat(sqs.receiveMessage(b -> b.queueUrl(queueUrl).waitTimeSeconds(5)).messages())
-                .extracting(m -> readTree(m.body()).path("requestId").asText()).containsExactly(id);
+                .extracting(m -> ApiEvents.json(m.body()).path("requestId").asText()).containsExactly(id);
     }
 
     @Test
@@ -471,7 +463,7 @@ class RequestLifecycleIT {
             APIGatewayProxyResponseEvent same = deployment.post(first);
 
             assertThat(other.getStatusCode()).as(other.getBody()).isEqualTo(409);
-            assertThat(readTree(other.getBody()).path("field").asText()).isEqualTo("requestId");
+            assertThat(ApiEvents.json(other.getBody()).path("field").asText()).isEqualTo("requestId");
             assertThat(same.getStatusCode()).as(same.getBody()).isEqualTo(202);
         } finally {
             admit.countDown();
@@ -514,39 +506,8 @@ class RequestLifecycleIT {
                 .formatted(requestId, model, deadlineSeconds, webhooks.getAddress().getPort());
     }
 
-    private static APIGatewayProxyRequestEvent apiEvent(String method, String path, String body, String id) {
-        return ApiEvents.of(method, path, body, id, TENANT);
-    }
-
     private static Function<JsonNode, JsonNode> call(Function<Map<String, Object>, Map<String, Object>> handler) {
         return payload -> Json.MAPPER.valueToTree(handler.apply(
                 Json.MAPPER.convertValue(payload, new TypeReference<Map<String, Object>>() { })));
-    }
-
-    private static Shaper.Clients clients(BedrockSimulator model) {
-        return new Shaper.Clients() {
-            public DynamoDbClient dynamoDb() { return aws.dynamoDb(); }
-            public S3Client s3() { return aws.s3(); }
-            public SfnClient sfn() { return aws.configure(SfnClient.builder()).build(); }
-            public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
-            public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
-            public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
-            public SqsClient sqs() { return aws.configure(SqsClient.builder()).build(); }
-            public BedrockRuntimeClient bedrock() {
-                return BedrockInvokers.withoutRetries(BedrockRuntimeClient.builder()
-                        .httpClient(UrlConnectionHttpClient.builder().build())
-                        .endpointOverride(model.endpoint()).region(Region.US_EAST_1)
-                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))),
-                        Duration.ofSeconds(30)).build();
-            }
-        };
-    }
-
-    private static JsonNode readTree(String json) {
-        try {
-            return Json.MAPPER.readTree(json);
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + json, e);
-        }
     }
 }

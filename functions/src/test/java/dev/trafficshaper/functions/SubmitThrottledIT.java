@@ -2,7 +2,6 @@ package dev.trafficshaper.functions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
 import com.sun.net.httpserver.HttpServer;
 import dev.trafficshaper.functions.status.StatusHandler;
@@ -151,22 +150,10 @@ class SubmitThrottledIT {
     }
 
     private static APIGatewayProxyResponseEvent submit(String body) {
-        APIGatewayProxyRequestEvent event = new APIGatewayProxyRequestEvent().withHttpMethod("POST")
-                .withPath("/v1/requests").withBody(body).withIsBase64Encoded(false)
-                .withHeaders(Map.of("content-type", "application/json"));
-        event.setRequestContext(identity());
-        return new SubmitHandler(shaper).handleRequest(event, new FakeContext("submit", 10_000));
+        return new SubmitHandler(shaper).handleRequest(ApiEvents.submit(body, TENANT), new FakeContext("submit", 10_000));
     }
 
     private static APIGatewayProxyResponseEvent status(String id) {
-        APIGatewayProxyRequestEvent event = new APIGatewayProxyRequestEvent().withHttpMethod("GET")
-                .withPath("/v1/requests/" + id).withPathParameters(Map.of("id", id));
-        event.setRequestContext(identity());
-        return new StatusHandler(shaper).handleRequest(event, new FakeContext("status", 10_000));
-    }
-
-    private static APIGatewayProxyRequestEvent.ProxyRequestContext identity() {
-        return new APIGatewayProxyRequestEvent.ProxyRequestContext().withIdentity(
-                new APIGatewayProxyRequestEvent.RequestIdentity().withUserArn(TENANT));
+        return new StatusHandler(shaper).handleRequest(ApiEvents.status(id, TENANT), new FakeContext("status", 10_000));
     }
 }

@@ -3,7 +3,6 @@ package dev.trafficshaper.functions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayProxyResponseEvent;
 import com.sun.net.httpserver.HttpServer;
 import dev.trafficshaper.aws.dynamodb.DynamoDbStores;
@@ -37,13 +36,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
-import software.amazon.awssdk.services.lambda.LambdaClient;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
-import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -122,7 +116,7 @@ class WebhookDeliveryIT {
                 "EVENT_BUS_NAME", bus, "WEBHOOK_SECRET_ARN", secretArn, "MODELS_CONFIG", MODELS,
                 "SHAPER_LOCAL_CALLBACKS", "true", "DELIVERY_QUEUE_URL", queueUrl, "WEBHOOK_MAX_ATTEMPTS", "3",
                 "WEBHOOK_FIRST_RETRY_SECONDS", "1", "WEBHOOK_MAX_RETRY_SECONDS", "1"));
-        shaper = new Shaper(new ShaperEnvironment(env), clients());
+        shaper = new Shaper(new ShaperEnvironment(env), EmulatorClients.withoutBedrock(aws));
     }
 
     @AfterAll
@@ -179,7 +173,7 @@ class WebhookDeliveryIT {
         while (!deadLettered.contains(id) && System.nanoTime() < until) {
             receiveAndHandle();
             for (Message m : sqs.receiveMessage(b -> b.queueUrl(deadLetterUrl).waitTimeSeconds(0)).messages()) {
-                deadLettered.add(readTree(m.body()).path("requestId").asText());
+                deadLettered.add(ApiEvents.json(m.body()).path("requestId").asText());
             }
         }
         assertThat(deadLettered).as("moved by the redrive policy after the third receive").contains(id);
@@ -225,7 +219,7 @@ class WebhookDeliveryIT {
                 java.util.concurrent.locks.LockSupport.parkNanos(100_000_000L);
             }
             for (Message m : received) {
-                JsonNode candidate = readTree(m.body());
+                JsonNode candidate = ApiEvents.json(m.body());
                 if (id.equals(candidate.path("detail").path("requestId").asText())) {
                     event = candidate;
                 }
@@ -301,35 +295,8 @@ class WebhookDeliveryIT {
     }
 
     private static JsonNode get(String id) {
-        APIGatewayProxyRequestEvent request = new APIGatewayProxyRequestEvent().withHttpMethod("GET")
-                .withPath("/v1/requests/" + id).withPathParameters(Map.of("id", id));
-        request.setRequestContext(new APIGatewayProxyRequestEvent.ProxyRequestContext().withIdentity(
-                new APIGatewayProxyRequestEvent.RequestIdentity().withUserArn(TENANT)));
-        APIGatewayProxyResponseEvent response = new StatusHandler(shaper).handleRequest(request,
+        APIGatewayProxyResponseEvent response = new StatusHandler(shaper).handleRequest(ApiEvents.status(id, TENANT),
                 new FakeContext("status", 10_000));
-        return readTree(response.getBody());
-    }
-
-    private static JsonNode readTree(String json) {
-        try {
-            return Json.MAPPER.readTree(json);
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + json, e);
-        }
-    }
-
-    private static Shaper.Clients clients() {
-        return new Shaper.Clients() {
-            public DynamoDbClient dynamoDb() { return aws.dynamoDb(); }
-            public S3Client s3() { return aws.s3(); }
-            public SfnClient sfn() { return aws.configure(SfnClient.builder()).build(); }
-            public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
-            public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
-            public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
-            public SqsClient sqs() { return aws.configure(SqsClient.builder()).build(); }
-            public BedrockRuntimeClient bedrock() {
-                throw new UnsupportedOperationException("no Bedrock call in delivery");
-            }
-        };
+        return ApiEvents.json(response.getBody());
     }
 }

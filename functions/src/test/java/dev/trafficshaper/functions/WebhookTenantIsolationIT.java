@@ -32,13 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.eventbridge.EventBridgeClient;
-import software.amazon.awssdk.services.lambda.LambdaClient;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
-import software.amazon.awssdk.services.sfn.SfnClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
@@ -136,7 +131,7 @@ class WebhookTenantIsolationIT {
                 "DELIVERY_QUEUE_URL", queueUrl, "WEBHOOK_MAX_ATTEMPTS", "3",
                 "WEBHOOK_FIRST_RETRY_SECONDS", Integer.toString(RETRY_SECONDS),
                 "WEBHOOK_MAX_RETRY_SECONDS", Integer.toString(RETRY_SECONDS)));
-        shaper = new Shaper(new ShaperEnvironment(env), clients());
+        shaper = new Shaper(new ShaperEnvironment(env), EmulatorClients.withoutBedrock(aws));
     }
 
     @AfterAll
@@ -224,11 +219,7 @@ class WebhookTenantIsolationIT {
     }
 
     private static String requestIdOf(Message message) {
-        try {
-            return Json.text(Json.MAPPER.readTree(message.body()), "requestId");
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + message.body(), e);
-        }
+        return Json.text(ApiEvents.json(message.body()), "requestId");
     }
 
     private static void count(String id) {
@@ -247,20 +238,5 @@ class WebhookTenantIsolationIT {
         stores.requests().transition(id, RequestEvent.Fail.of(FailureReason.INVALID_REQUEST, "refused by the model"),
                 now);
         return id;
-    }
-
-    private static Shaper.Clients clients() {
-        return new Shaper.Clients() {
-            public DynamoDbClient dynamoDb() { return aws.dynamoDb(); }
-            public S3Client s3() { return aws.s3(); }
-            public SfnClient sfn() { return aws.configure(SfnClient.builder()).build(); }
-            public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
-            public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
-            public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
-            public SqsClient sqs() { return aws.configure(SqsClient.builder()).build(); }
-            public BedrockRuntimeClient bedrock() {
-                throw new UnsupportedOperationException("no Bedrock call in delivery");
-            }
-        };
     }
 }
