@@ -61,43 +61,12 @@ final class EmulatorClients implements Shaper.Clients {
                 Duration.ofSeconds(30)).build();
     }
 
-    @Override
-    public DynamoDbClient dynamoDb() {
-        return dynamoDb;
-    }
-
-    @Override
-    public S3Client s3() {
-        return aws.s3();
-    }
-
-    @Override
-    public SfnClient sfn() {
-        return aws.configure(SfnClient.builder()).build();
-    }
-
-    @Override
-    public LambdaClient lambda() {
-        return aws.configure(LambdaClient.builder()).build();
-    }
-
-    @Override
-    public EventBridgeClient events() {
-        return aws.configure(EventBridgeClient.builder()).build();
-    }
-
-    @Override
-    public SecretsManagerClient secrets() {
-        return aws.configure(SecretsManagerClient.builder()).build();
-    }
-
-    @Override
-    public SqsClient sqs() {
-        return aws.configure(SqsClient.builder()).build();
-    }
-
-    @Override
-    public BedrockRuntimeClient bedrock() {
-        return bedrock.get();
-    }
+    public DynamoDbClient dynamoDb() { return dynamoDb; }
+    public S3Client s3() { return aws.s3(); }
+    public SfnClient sfn() { return aws.configure(SfnClient.builder()).build(); }
+    public LambdaClient lambda() { return aws.configure(LambdaClient.builder()).build(); }
+    public EventBridgeClient events() { return aws.configure(EventBridgeClient.builder()).build(); }
+    public SecretsManagerClient secrets() { return aws.configure(SecretsManagerClient.builder()).build(); }
+    public SqsClient sqs() { return aws.configure(SqsClient.builder()).build(); }
+    public BedrockRuntimeClient bedrock() { return bedrock.get(); }
 }

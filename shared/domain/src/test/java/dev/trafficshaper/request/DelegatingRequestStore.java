@@ -1,5 +1,6 @@
 package dev.trafficshaper.request;
 
+import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.Optional;
 
@@ -25,7 +26,7 @@ public class DelegatingRequestStore implements RequestStore {
      * retention applied); every other call fails the test, for code that is expected only to read.
      */
     public static RequestStore readOnly(Map<String, RequestRecord> records) {
-        return new DelegatingRequestStore(new Refusing()) {
+        return new DelegatingRequestStore(refusing()) {
             @Override
             public Optional<RequestRecord> find(String requestId, long nowMillis) {
                 return Optional.ofNullable(records.get(requestId));
@@ -68,40 +69,11 @@ public class DelegatingRequestStore implements RequestStore {
         return delegate.recordHandoff(requestId, webhookQueued, nowMillis);
     }
 
-    /** A store no call is expected of. */
-    private static final class Refusing implements RequestStore {
-        @Override
-        public Optional<RequestRecord> find(String requestId, long nowMillis) {
-            throw unexpected("find");
-        }
-
-        @Override
-        public Optional<String> taskToken(String requestId, long nowMillis) {
-            throw unexpected("taskToken");
-        }
-
-        @Override
-        public TransitionResult replaceTaskToken(String requestId, String taskToken, long nowMillis) {
-            throw unexpected("replaceTaskToken");
-        }
-
-        @Override
-        public TransitionResult transition(String requestId, RequestEvent event, long nowMillis) {
-            throw unexpected("transition");
-        }
-
-        @Override
-        public TransitionResult recordDelivery(String requestId, DeliveryState delivery, long nowMillis) {
-            throw unexpected("recordDelivery");
-        }
-
-        @Override
-        public TransitionResult recordHandoff(String requestId, boolean webhookQueued, long nowMillis) {
-            throw unexpected("recordHandoff");
-        }
-
-        private static UnsupportedOperationException unexpected(String call) {
-            return new UnsupportedOperationException("no " + call + " expected of this store");
-        }
+    /** A store no call is expected of: each, whatever the port holds then, fails the test. */
+    private static RequestStore refusing() {
+        return (RequestStore) Proxy.newProxyInstance(RequestStore.class.getClassLoader(),
+                new Class<?>[] {RequestStore.class}, (proxy, method, args) -> {
+                    throw new UnsupportedOperationException("no " + method.getName() + " expected of this store");
+                });
     }
 }
