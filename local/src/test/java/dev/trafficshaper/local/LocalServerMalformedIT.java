@@ -5,7 +5,6 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.trafficshaper.model.ModelCatalog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,9 +16,8 @@ import java.util.HexFormat;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,26 +33,8 @@ class LocalServerMalformedIT {
             {"models": {"small": {"modelId": "test.small-v1:0", "quotas": {"tpm": 1000000}, "maxTokens": 1000}}}""";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private ScriptedInvoker model;
-    private LocalRuntime runtime;
-    private LocalServer server;
-    private Api api;
-
-    @BeforeEach
-    void start() {
-        model = new ScriptedInvoker();
-        runtime = LocalRuntime.builder().catalog(ModelCatalog.parse(MODELS)).strictCallbacks(true).invoker(model)
-                .build();
-        server = LocalServer.start(runtime, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        api = new Api(server.baseUri());
-    }
-
-    @AfterEach
-    void stop() {
-        model.release();
-        server.close();
-        runtime.close();
-    }
+    @RegisterExtension
+    final ScriptedServer local = ScriptedServer.strict(MODELS);
 
     private static String post(String headers, String body) {
         return "POST /v1/requests HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + "Content-Length: "
@@ -167,12 +147,12 @@ class LocalServerMalformedIT {
 
         assertThat(answer.status).as(answer.text).isEqualTo(202);
         assertThat(JSON.readTree(answer.body).path("statusUrl").asText())
-                .isEqualTo(server.baseUri() + "/v1/requests/h-1");
+                .isEqualTo(local.server().baseUri() + "/v1/requests/h-1");
     }
 
     @Test
     void statusUrlFollowsThePublicBaseWhenOneIsConfigured() {
-        try (LocalServer proxied = LocalServer.start(runtime, new LocalServer.Options(
+        try (LocalServer proxied = LocalServer.start(local.runtime(), new LocalServer.Options(
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .publicBaseUri(java.net.URI.create("https://shaper.example.test/base/")))) {
             Api.Answer answer = new Api(proxied.baseUri()).submit(Api.body("small", "\"requestId\":\"p-1\",", "hi", 100));
@@ -185,12 +165,13 @@ class LocalServerMalformedIT {
     @Test
     void aRequestIdOfEveryAllowedCharacterIsServedAtItsStatusUrl() {
         String id = "A.z_0~-9...";
-        Api.Answer submitted = api.submit(Api.body("small", "\"requestId\":\"" + id + "\",", "hi", 100));
+        Api.Answer submitted = local.api().submit(Api.body("small", "\"requestId\":\"" + id + "\",", "hi", 100));
 
         assertThat(submitted.status()).as(submitted.raw().body()).isEqualTo(202);
         String statusUrl = submitted.json().path("statusUrl").asText();
-        assertThat(statusUrl).isEqualTo(server.baseUri() + "/v1/requests/" + id);
-        assertThat(api.get(java.net.URI.create(statusUrl).getRawPath()).json().path("requestId").asText()).isEqualTo(id);
+        assertThat(statusUrl).isEqualTo(local.server().baseUri() + "/v1/requests/" + id);
+        assertThat(local.api().get(java.net.URI.create(statusUrl).getRawPath()).json().path("requestId").asText())
+                .isEqualTo(id);
     }
 
     @Test
@@ -203,19 +184,19 @@ class LocalServerMalformedIT {
     }
 
     private void assertNothingStored(String requestId) {
-        assertThat(api.status(requestId, null).status()).as("status of " + requestId).isEqualTo(404);
-        assertThat(runtime.queueDepth("small")).isZero();
-        JsonNode models = api.get("/v1/models").json().path("models");
+        assertThat(local.api().status(requestId, null).status()).as("status of " + requestId).isEqualTo(404);
+        assertThat(local.runtime().queueDepth("small")).isZero();
+        JsonNode models = local.api().get("/v1/models").json().path("models");
         assertThat(models.get(0).path("queueDepth").asLong()).isZero();
         assertThat(models.get(0).path("drainerActive").asBoolean()).as("a drainer was woken").isFalse();
-        assertThat(model.calls()).isEmpty();
+        assertThat(local.model().calls()).isEmpty();
     }
 
     record Answer(int status, String head, String body, String text) {
     }
 
     private Answer exchange(byte[] request) throws IOException {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.baseUri().getPort())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), local.server().baseUri().getPort())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(request);
             socket.getOutputStream().flush();

@@ -4,14 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.trafficshaper.model.ModelCatalog;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -25,35 +21,18 @@ class LocalServerRoutesIT {
               "other": {"modelId": "test.other-v1:0", "quotas": {"tpm": 50000, "rpm": 100, "outputBurndown": 5}}
             }}""";
 
-    private ScriptedInvoker model;
-    private LocalRuntime runtime;
-    private LocalServer server;
-    private Api api;
-
-    @BeforeEach
-    void start() {
-        model = new ScriptedInvoker();
-        runtime = LocalRuntime.builder().catalog(ModelCatalog.parse(MODELS)).invoker(model).build();
-        server = LocalServer.start(runtime, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        api = new Api(server.baseUri());
-    }
-
-    @AfterEach
-    void stop() {
-        model.release();
-        server.close();
-        runtime.close();
-    }
+    @RegisterExtension
+    final ScriptedServer local = ScriptedServer.of(MODELS);
 
     @Test
     void listensOnLoopback() {
-        assertThat(server.baseUri().getHost()).isEqualTo("127.0.0.1");
-        assertThat(server.baseUri().getPort()).isPositive();
+        assertThat(local.server().baseUri().getHost()).isEqualTo("127.0.0.1");
+        assertThat(local.server().baseUri().getPort()).isPositive();
     }
 
     @Test
     void modelsListsEveryModelWithItsQuotaAndQueue() {
-        Api.Answer answer = api.get("/v1/models");
+        Api.Answer answer = local.api().get("/v1/models");
 
         assertThat(answer.status()).isEqualTo(200);
         assertThat(answer.header("Content-Type")).isEqualTo("application/json");
@@ -71,19 +50,20 @@ class LocalServerRoutesIT {
 
     @Test
     void pendingRequestAnswers202WithRetryAfterThenItsResult() {
-        Api.Answer submitted = api.submit(Api.body("small", "", "hold on", 100));
+        Api.Answer submitted = local.api().submit(Api.body("small", "", "hold on", 100));
         String id = submitted.json().path("requestId").asText();
 
-        Api.Answer pending = api.status(id, null);
+        Api.Answer pending = local.api().status(id, null);
 
         assertThat(submitted.status()).isEqualTo(202);
         assertThat(id).isNotBlank();
-        assertThat(submitted.json().path("statusUrl").asText()).isEqualTo(server.baseUri() + "/v1/requests/" + id);
+        assertThat(submitted.json().path("statusUrl").asText())
+                .isEqualTo(local.server().baseUri() + "/v1/requests/" + id);
         assertThat(pending.status()).isEqualTo(202);
         assertThat(pending.header("Retry-After")).matches("[1-9][0-9]*");
         assertThat(pending.json().path("status").asText()).isIn("QUEUED", "ADMITTED", "INVOKING");
 
-        model.release();
+        local.model().release();
         Api.Answer done = awaitTerminal(id);
 
         assertThat(done.status()).isEqualTo(200);
@@ -103,7 +83,7 @@ class LocalServerRoutesIT {
     void terminalFailureAnswersWithItsStatus(String prompt, int status, String reason) {
         // A throttle sends the request back to the queue until its deadline, however often.
         String deadline = prompt.equals("fail:late") || prompt.equals("fail:throttle") ? "\"deadlineSeconds\":1," : "";
-        String id = api.submit(Api.body("small", deadline, prompt, 100)).json().path("requestId").asText();
+        String id = local.api().submit(Api.body("small", deadline, prompt, 100)).json().path("requestId").asText();
 
         Api.Answer done = awaitTerminal(id);
 
@@ -125,7 +105,7 @@ class LocalServerRoutesIT {
             "GET, /v1/requests/a/b, 404, ",
             "GET, /v2/models, 404, "})
     void otherPathsAndMethodsAreRefusedInJson(String method, String path, int status, String allow) {
-        Api.Answer answer = api.send(api.request(path, null)
+        Api.Answer answer = local.api().send(local.api().request(path, null)
                 .method(method, HttpRequest.BodyPublishers.ofString(method.equals("GET") ? "" : "{}")).build());
 
         assertThat(answer.status()).isEqualTo(status);
@@ -136,6 +116,6 @@ class LocalServerRoutesIT {
 
     private Api.Answer awaitTerminal(String requestId) {
         return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> api.status(requestId, null), answer -> answer.status() != 202);
+                .until(() -> local.api().status(requestId, null), answer -> answer.status() != 202);
     }
 }

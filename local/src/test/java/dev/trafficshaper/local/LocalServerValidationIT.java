@@ -5,13 +5,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.trafficshaper.model.ModelCatalog;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +18,8 @@ import java.util.Arrays;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,26 +34,8 @@ class LocalServerValidationIT {
     private static final String MODELS = """
             {"models": {"small": {"modelId": "test.small-v1:0", "quotas": {"tpm": 1000000}, "maxTokens": 1000}}}""";
 
-    private ScriptedInvoker model;
-    private LocalRuntime runtime;
-    private LocalServer server;
-    private Api api;
-
-    @BeforeEach
-    void start() {
-        model = new ScriptedInvoker();
-        runtime = LocalRuntime.builder().catalog(ModelCatalog.parse(MODELS)).strictCallbacks(true).invoker(model)
-                .build();
-        server = LocalServer.start(runtime, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        api = new Api(server.baseUri());
-    }
-
-    @AfterEach
-    void stop() {
-        model.release();
-        server.close();
-        runtime.close();
-    }
+    @RegisterExtension
+    final ScriptedServer local = ScriptedServer.strict(MODELS);
 
     static Stream<Arguments> invalidSubmissions() {
         String converse = "\"converse\":{\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"hi\"}]}],"
@@ -110,7 +89,7 @@ class LocalServerValidationIT {
     @MethodSource("invalidSubmissions")
     void invalidSubmissionIsRefusedNamingItsFieldAndNothingIsStored(String name, String body, String field,
                                                                     String requestId) {
-        Api.Answer answer = api.submit(body);
+        Api.Answer answer = local.api().submit(body);
 
         assertThat(answer.status()).as(answer.raw().body()).isEqualTo(400);
         assertThat(answer.header("Content-Type")).isEqualTo("application/json");
@@ -123,7 +102,7 @@ class LocalServerValidationIT {
     @Test
     void hugeDeclaredBodyIsRefusedWithoutWaitingForIt() throws IOException {
         long declared = LocalServer.DISCARD_MAX_BYTES + 1;
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.baseUri().getPort())) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), local.server().baseUri().getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/requests HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -135,7 +114,7 @@ class LocalServerValidationIT {
             assertThat(response).startsWith("HTTP/1.1 400");
             assertThat(response).containsIgnoringCase("content-type: application/json");
             assertThat(response).contains("\"field\":\"\"").contains("request body is " + declared + " bytes")
-                    .contains("over the limit of " + runtime.maxBodyBytes());
+                    .contains("over the limit of " + local.runtime().maxBodyBytes());
         }
         assertNothingStored("v-declared");
     }
@@ -144,12 +123,13 @@ class LocalServerValidationIT {
     void bodyOverTheLimitIsRefused() {
         byte[] body = oversizeBody("v-oversize");
 
-        Api.Answer answer = api.send(api.request("/v1/requests", null)
+        Api.Answer answer = local.api().send(local.api().request("/v1/requests", null)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
 
         assertThat(answer.status()).isEqualTo(400);
         assertThat(answer.json().path("field").asText()).isEmpty();
-        assertThat(answer.json().path("error").asText()).contains("over the limit of " + runtime.maxBodyBytes());
+        assertThat(answer.json().path("error").asText())
+                .contains("over the limit of " + local.runtime().maxBodyBytes());
         assertNothingStored("v-oversize");
     }
 
@@ -157,11 +137,12 @@ class LocalServerValidationIT {
     void chunkedBodyOverTheLimitIsRefusedAtTheLimit() {
         byte[] body = oversizeBody("v-chunked");
 
-        Api.Answer answer = api.send(api.request("/v1/requests", null)
+        Api.Answer answer = local.api().send(local.api().request("/v1/requests", null)
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body))).build());
 
         assertThat(answer.status()).isEqualTo(400);
-        assertThat(answer.json().path("error").asText()).contains("over the limit of " + runtime.maxBodyBytes());
+        assertThat(answer.json().path("error").asText())
+                .contains("over the limit of " + local.runtime().maxBodyBytes());
         assertNothingStored("v-chunked");
     }
 
@@ -184,7 +165,7 @@ class LocalServerValidationIT {
     private byte[] oversizeBody(String requestId) {
         byte[] valid = Api.body("small", "\"requestId\":\"" + requestId + "\",", "hi", 100)
                 .getBytes(StandardCharsets.UTF_8);
-        byte[] body = Arrays.copyOf(valid, runtime.maxBodyBytes() + 1);
+        byte[] body = Arrays.copyOf(valid, local.runtime().maxBodyBytes() + 1);
         Arrays.fill(body, valid.length, body.length, (byte) ' ');
         return body;
     }
@@ -192,48 +173,48 @@ class LocalServerValidationIT {
     @Test
     void repeatedRequestIdWithTheSameBodyReturnsTheFirstRequest() {
         String body = Api.body("small", "\"requestId\":\"same-1\",\"priority\":\"bulk\",", "hold first", 100);
-        Api.Answer first = api.submit(body);
-        Api.Answer again = api.submit(body.replace(",", ", "));
+        Api.Answer first = local.api().submit(body);
+        Api.Answer again = local.api().submit(body.replace(",", ", "));
 
         assertThat(first.status()).isEqualTo(202);
         assertThat(first.json().path("requestId").asText()).isEqualTo("same-1");
         assertThat(first.json().path("status").asText()).isEqualTo("QUEUED");
-        assertThat(first.json().path("statusUrl").asText()).isEqualTo(server.baseUri() + "/v1/requests/same-1");
+        assertThat(first.json().path("statusUrl").asText()).isEqualTo(local.server().baseUri() + "/v1/requests/same-1");
         assertThat(again.status()).isEqualTo(202);
         assertThat(again.json().path("requestId").asText()).isEqualTo("same-1");
         assertThat(again.json().path("statusUrl").asText()).isEqualTo(first.json().path("statusUrl").asText());
-        assertThat(api.status("same-1", null).json().path("priority").asText()).isEqualTo("bulk");
+        assertThat(local.api().status("same-1", null).json().path("priority").asText()).isEqualTo("bulk");
 
-        model.release();
+        local.model().release();
         JsonNode done = awaitTerminal("same-1", null);
-        Api.Answer afterwards = api.submit(body);
+        Api.Answer afterwards = local.api().submit(body);
 
         assertThat(done.path("status").asText()).isEqualTo("SUCCEEDED");
         assertThat(afterwards.status()).isEqualTo(202);
         assertThat(afterwards.json().path("status").asText()).isEqualTo("SUCCEEDED");
-        assertThat(model.calls()).hasSize(1);
-        assertThat(model.calls().get(0)).contains("hold first");
+        assertThat(local.model().calls()).hasSize(1);
+        assertThat(local.model().calls().get(0)).contains("hold first");
     }
 
     @Test
     void repeatedRequestIdWithAnotherBodyIsAConflictAndChangesNothing() {
-        api.submit(Api.body("small", "\"requestId\":\"same-2\",", "hold first", 100));
+        local.api().submit(Api.body("small", "\"requestId\":\"same-2\",", "hold first", 100));
 
-        Api.Answer other = api.submit(Api.body("small", "\"requestId\":\"same-2\",", "something else", 100));
+        Api.Answer other = local.api().submit(Api.body("small", "\"requestId\":\"same-2\",", "something else", 100));
 
         assertThat(other.status()).as(other.raw().body()).isEqualTo(409);
         assertThat(other.header("Content-Type")).isEqualTo("application/json");
         assertThat(other.json().path("field").asText()).isEqualTo("requestId");
         assertThat(other.json().path("error").asText()).contains("different body");
-        model.release();
+        local.model().release();
         awaitTerminal("same-2", null);
-        assertThat(model.calls()).hasSize(1);
-        assertThat(model.calls().get(0)).contains("hold first");
+        assertThat(local.model().calls()).hasSize(1);
+        assertThat(local.model().calls().get(0)).contains("hold first");
     }
 
     @Test
     void unknownIdIsNotFound() {
-        Api.Answer answer = api.status("never-submitted", null);
+        Api.Answer answer = local.api().status("never-submitted", null);
 
         assertThat(answer.status()).isEqualTo(404);
         assertThat(answer.header("Content-Type")).isEqualTo("application/json");
@@ -242,13 +223,14 @@ class LocalServerValidationIT {
 
     @Test
     void anotherTenantsIdLooksExactlyLikeAnUnknownOne() {
-        Api.Answer submitted = api.submit(Api.body("small", "\"requestId\":\"mine-1\",", "hello", 100), "team-a");
+        Api.Answer submitted = local.api().submit(Api.body("small", "\"requestId\":\"mine-1\",", "hello", 100),
+                "team-a");
         awaitTerminal("mine-1", "team-a");
 
-        Api.Answer asOwner = api.status("mine-1", "team-a");
-        Api.Answer asOther = api.status("mine-1", "team-b");
-        Api.Answer asDefault = api.status("mine-1", null);
-        Api.Answer unknown = api.status("mine-2", "team-b");
+        Api.Answer asOwner = local.api().status("mine-1", "team-a");
+        Api.Answer asOther = local.api().status("mine-1", "team-b");
+        Api.Answer asDefault = local.api().status("mine-1", null);
+        Api.Answer unknown = local.api().status("mine-2", "team-b");
 
         assertThat(submitted.status()).isEqualTo(202);
         assertThat(asOwner.status()).isEqualTo(200);
@@ -259,18 +241,19 @@ class LocalServerValidationIT {
 
     @Test
     void anotherTenantCannotTakeOverAnId() {
-        api.submit(Api.body("small", "\"requestId\":\"taken-1\",", "hello", 100), "team-a");
+        local.api().submit(Api.body("small", "\"requestId\":\"taken-1\",", "hello", 100), "team-a");
 
-        Api.Answer answer = api.submit(Api.body("small", "\"requestId\":\"taken-1\",", "mine now", 100), "team-b");
+        Api.Answer answer = local.api().submit(Api.body("small", "\"requestId\":\"taken-1\",", "mine now", 100),
+                "team-b");
 
         assertThat(answer.status()).isEqualTo(409);
         assertThat(answer.json().path("field").asText()).isEqualTo("requestId");
-        assertThat(api.status("taken-1", "team-b").status()).isEqualTo(404);
+        assertThat(local.api().status("taken-1", "team-b").status()).isEqualTo(404);
     }
 
     @Test
     void unusableTenantHeaderIsRefused() {
-        Api.Answer answer = api.submit(Api.body("small", "\"requestId\":\"t-1\",", "hello", 100), "team#a");
+        Api.Answer answer = local.api().submit(Api.body("small", "\"requestId\":\"t-1\",", "hello", 100), "team#a");
 
         assertThat(answer.status()).isEqualTo(400);
         assertThat(answer.json().path("field").asText()).isEqualTo(LocalServer.TENANT_HEADER);
@@ -278,17 +261,17 @@ class LocalServerValidationIT {
     }
 
     private void assertNothingStored(String requestId) {
-        assertThat(api.status(requestId, null).status()).as("status of " + requestId).isEqualTo(404);
-        assertThat(runtime.queueDepth("small")).isZero();
-        JsonNode models = api.get("/v1/models").json().path("models");
+        assertThat(local.api().status(requestId, null).status()).as("status of " + requestId).isEqualTo(404);
+        assertThat(local.runtime().queueDepth("small")).isZero();
+        JsonNode models = local.api().get("/v1/models").json().path("models");
         assertThat(models).hasSize(1);
         assertThat(models.get(0).path("queueDepth").asLong()).isZero();
         assertThat(models.get(0).path("drainerActive").asBoolean()).as("a drainer was woken").isFalse();
-        assertThat(model.calls()).isEmpty();
+        assertThat(local.model().calls()).isEmpty();
     }
 
     private JsonNode awaitTerminal(String requestId, String tenant) {
         return await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
-                .until(() -> api.status(requestId, tenant), answer -> answer.status() != 202).json();
+                .until(() -> local.api().status(requestId, tenant), answer -> answer.status() != 202).json();
     }
 }
