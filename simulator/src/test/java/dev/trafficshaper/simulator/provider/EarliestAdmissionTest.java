@@ -1,5 +1,8 @@
 package dev.trafficshaper.simulator.provider;
 
+import static dev.trafficshaper.simulator.provider.MinuteQuota.QUOTA;
+import static dev.trafficshaper.simulator.provider.MinuteQuota.strict;
+import static dev.trafficshaper.simulator.provider.MinuteQuota.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.quota.Charge;
@@ -14,16 +17,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** The oracle's reading of the meter: when a reservation would be accepted, without changing the meter. */
 class EarliestAdmissionTest {
-
-    private static final Quota QUOTA = Quota.tokensPerMinute(60_000);
-
-    private static Charge tokens(long n) {
-        return Charge.reservation(QUOTA, TokenUsage.of(n, 0));
-    }
-
-    private static ProviderQuota strict(QuotaModel model) {
-        return ProviderQuota.create(QUOTA, model, Leniency.STRICT, 0);
-    }
 
     @Test
     void aBucketAdmitsOnceItHasRefilledEnough() {

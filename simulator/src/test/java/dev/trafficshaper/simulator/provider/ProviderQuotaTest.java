@@ -1,5 +1,8 @@
 package dev.trafficshaper.simulator.provider;
 
+import static dev.trafficshaper.simulator.provider.MinuteQuota.QUOTA;
+import static dev.trafficshaper.simulator.provider.MinuteQuota.strict;
+import static dev.trafficshaper.simulator.provider.MinuteQuota.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.trafficshaper.quota.Charge;
@@ -8,16 +11,6 @@ import dev.trafficshaper.quota.TokenUsage;
 import org.junit.jupiter.api.Test;
 
 class ProviderQuotaTest {
-
-    private static final Quota QUOTA = Quota.tokensPerMinute(60_000);
-
-    private static Charge tokens(long n) {
-        return Charge.reservation(QUOTA, TokenUsage.of(n, 0));
-    }
-
-    private static ProviderQuota strict(QuotaModel model) {
-        return ProviderQuota.create(QUOTA, model, Leniency.STRICT, 0);
-    }
 
     @Test
     void tokenBucketAdmitsAMinuteAtOnceThenRefillsContinuously() {

@@ -1,22 +1,16 @@
 package dev.trafficshaper.simulator.provider;
 
+import static dev.trafficshaper.simulator.provider.MinuteQuota.QUOTA;
+import static dev.trafficshaper.simulator.provider.MinuteQuota.tokens;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.trafficshaper.quota.Charge;
-import dev.trafficshaper.quota.Quota;
-import dev.trafficshaper.quota.TokenUsage;
 import org.junit.jupiter.api.Test;
 
 class ShortHorizonTest {
 
-    private static final Quota QUOTA = Quota.tokensPerMinute(60_000);
     /** Within any second, at most 10% of a minute's quota (6,000 tokens). */
     private static final ShortHorizon ONE_SECOND_TEN_PERCENT = new ShortHorizon(1_000, 0.10);
-
-    private static Charge tokens(long n) {
-        return Charge.reservation(QUOTA, TokenUsage.of(n, 0));
-    }
 
     private static ProviderQuota withHorizon(QuotaModel model, ShortHorizon horizon) {
         return ProviderQuota.create(QUOTA, model, Leniency.STRICT, 0, horizon, 0);
