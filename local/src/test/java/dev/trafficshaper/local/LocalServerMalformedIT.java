@@ -7,14 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -102,15 +99,15 @@ class LocalServerMalformedIT {
     @MethodSource("malformedRequests")
     void aMalformedRequestGetsTheJsonErrorAndNothingIsStored(String name, String request, int status, String field)
             throws IOException {
-        Answer answer = exchange(request.getBytes(StandardCharsets.ISO_8859_1));
+        RawResponse answer = exchange(request.getBytes(StandardCharsets.ISO_8859_1));
 
-        assertThat(answer.status).as(answer.text).isEqualTo(status);
-        assertThat(answer.head).containsIgnoringCase("content-type: application/json");
-        assertThat(answer.body).doesNotContain("<");
-        JsonNode json = JSON.readTree(answer.body);
+        assertThat(answer.status()).as(answer.text()).isEqualTo(status);
+        assertThat(answer.head()).containsIgnoringCase("content-type: application/json");
+        assertThat(answer.body()).doesNotContain("<");
+        JsonNode json = JSON.readTree(answer.body());
         assertThat(json.path("error").asText()).isNotBlank();
         if (field != null) {
-            assertThat(json.path("field").asText()).as(answer.body).isEqualTo(field);
+            assertThat(json.path("field").asText()).as(answer.body()).isEqualTo(field);
         }
         assertNothingStored("m-1");
     }
@@ -128,10 +125,10 @@ class LocalServerMalformedIT {
         request.write(head);
         request.write(body);
 
-        Answer answer = exchange(request.toByteArray());
+        RawResponse answer = exchange(request.toByteArray());
 
-        assertThat(answer.status).as(answer.text).isEqualTo(400);
-        assertThat(JSON.readTree(answer.body).path("error").asText()).contains("UTF-8");
+        assertThat(answer.status()).as(answer.text()).isEqualTo(400);
+        assertThat(JSON.readTree(answer.body()).path("error").asText()).contains("UTF-8");
         assertNothingStored("m-1");
     }
 
@@ -141,12 +138,12 @@ class LocalServerMalformedIT {
 
     @Test
     void statusUrlIsBuiltOnTheConfiguredBaseNotOnTheHostHeader() throws IOException {
-        Answer answer = exchange(("POST /v1/requests HTTP/1.1\r\nHost: evil.example:666\r\n" + JSON_TYPE
+        RawResponse answer = exchange(("POST /v1/requests HTTP/1.1\r\nHost: evil.example:666\r\n" + JSON_TYPE
                 + "Content-Length: " + Api.body("small", "\"requestId\":\"h-1\",", "hi", 100).length() + "\r\n\r\n"
                 + Api.body("small", "\"requestId\":\"h-1\",", "hi", 100)).getBytes(StandardCharsets.UTF_8));
 
-        assertThat(answer.status).as(answer.text).isEqualTo(202);
-        assertThat(JSON.readTree(answer.body).path("statusUrl").asText())
+        assertThat(answer.status()).as(answer.text()).isEqualTo(202);
+        assertThat(JSON.readTree(answer.body()).path("statusUrl").asText())
                 .isEqualTo(local.server().baseUri() + "/v1/requests/h-1");
     }
 
@@ -177,10 +174,10 @@ class LocalServerMalformedIT {
     @Test
     void jsonWithACharsetParameterIsAccepted() throws IOException {
         String body = Api.body("small", "\"requestId\":\"c-1\",", "hi", 100);
-        Answer answer = exchange(post("Content-Type: Application/JSON; charset=UTF-8\r\n", body)
+        RawResponse answer = exchange(post("Content-Type: Application/JSON; charset=UTF-8\r\n", body)
                 .getBytes(StandardCharsets.UTF_8));
 
-        assertThat(answer.status).as(answer.text).isEqualTo(202);
+        assertThat(answer.status()).as(answer.text()).isEqualTo(202);
     }
 
     private void assertNothingStored(String requestId) {
@@ -192,32 +189,12 @@ class LocalServerMalformedIT {
         assertThat(local.model().calls()).isEmpty();
     }
 
-    record Answer(int status, String head, String body, String text) {
-    }
-
-    private Answer exchange(byte[] request) throws IOException {
+    private RawResponse exchange(byte[] request) throws IOException {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), local.server().baseUri().getPort())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(request);
             socket.getOutputStream().flush();
-            return readResponse(socket.getInputStream());
+            return RawResponse.read(socket.getInputStream());
         }
-    }
-
-    static Answer readResponse(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int next = in.read();
-            if (next < 0) {
-                break;
-            }
-            head.append((char) next);
-        }
-        Matcher length = Pattern.compile("(?i)content-length:\\s*(\\d+)").matcher(head);
-        int bodyLength = length.find() ? Integer.parseInt(length.group(1)) : 0;
-        String body = new String(in.readNBytes(bodyLength), StandardCharsets.UTF_8);
-        String[] statusLine = head.toString().split(" ", 3);
-        int status = statusLine.length > 1 && statusLine[1].matches("\\d{3}") ? Integer.parseInt(statusLine[1]) : -1;
-        return new Answer(status, head.toString(), body, head + body);
     }
 }

@@ -88,7 +88,7 @@ class LocalServerUnderIdleConnectionsIT {
         try (Socket extra = new Socket(InetAddress.getLoopbackAddress(), server.baseUri().getPort())) {
             extra.setSoTimeout((int) ANSWER_BOUND_MILLIS);
             extra.getOutputStream().write("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            LocalServerMalformedIT.Answer answer = LocalServerMalformedIT.readResponse(extra.getInputStream());
+            RawResponse answer = RawResponse.read(extra.getInputStream());
 
             assertThat(answer.status()).as(answer.text()).isEqualTo(503);
             assertThat(answer.head()).containsIgnoringCase("content-type: application/json")
@@ -108,7 +108,7 @@ class LocalServerUnderIdleConnectionsIT {
             for (int i = 0; i < 3; i++) {
                 socket.getOutputStream().write("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
-                assertThat(LocalServerMalformedIT.readResponse(socket.getInputStream()).status()).isEqualTo(200);
+                assertThat(RawResponse.read(socket.getInputStream()).status()).isEqualTo(200);
             }
         }
     }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -15,8 +14,6 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -109,7 +106,7 @@ class LocalServerValidationIT {
                     + "Content-Length: " + declared + "\r\n\r\n{\"requestId\":\"v-declared\",").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             // Only the first bytes are sent: the answer must come without the server waiting for the rest.
-            String response = readResponse(socket.getInputStream());
+            String response = RawResponse.read(socket.getInputStream()).text();
 
             assertThat(response).startsWith("HTTP/1.1 400");
             assertThat(response).containsIgnoringCase("content-type: application/json");
@@ -144,21 +141,6 @@ class LocalServerValidationIT {
         assertThat(answer.json().path("error").asText())
                 .contains("over the limit of " + local.runtime().maxBodyBytes());
         assertNothingStored("v-chunked");
-    }
-
-    /** Reads one HTTP response: the head, then as many body bytes as it declares. */
-    private static String readResponse(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int next = in.read();
-            if (next < 0) {
-                break;
-            }
-            head.append((char) next);
-        }
-        Matcher length = Pattern.compile("(?i)content-length:\\s*(\\d+)").matcher(head);
-        int bodyLength = length.find() ? Integer.parseInt(length.group(1)) : 0;
-        return head + new String(in.readNBytes(bodyLength), StandardCharsets.UTF_8);
     }
 
     /** A valid submission padded with spaces to one byte over the limit. */
