@@ -92,6 +92,11 @@ public final class DrainerCore {
     private final Map<String, Pick> inFlight = new LinkedHashMap<>();
     /** The in-flight requests whose call the drainer runs itself: they report their end, and are not polled. */
     private final Set<String> calledInline = new HashSet<>();
+    /**
+     * A predecessor's calls still open at its hand-off ({@link Pacer#takeCarriedCalls}): polled like
+     * dispatches, settled when their status shows the outcome; one never seen ended stays charged.
+     */
+    private final Map<String, Admission> carried = new LinkedHashMap<>();
     private final List<QueueItem> toExpire = new ArrayList<>();
     private final Map<String, Integer> dispatchFailures = new HashMap<>();
     private final TransientBackoff backoff = TransientBackoff.defaults();
@@ -142,6 +147,9 @@ public final class DrainerCore {
         this.nextPoll = nowMillis;
         this.nextStatus = nowMillis;
         this.nextDepth = nowMillis;
+        for (Admission call : pacer.takeCarriedCalls()) {
+            carried.put(call.requestId(), call);
+        }
     }
 
     /** A core that has just acquired the lease at {@code nowMillis}, to drain until {@code stopByMillis}. */
@@ -197,12 +205,13 @@ public final class DrainerCore {
         if (nowMillis >= nextPoll) {
             // A steady cadence whether or not anything runs, so an outcome is learnt within one period.
             nextPoll = nowMillis + settings.pollMillis();
-            List<String> polled = new ArrayList<>(inFlight.size());
+            List<String> polled = new ArrayList<>(inFlight.size() + carried.size());
             for (String id : inFlight.keySet()) {
                 if (!calledInline.contains(id)) {
                     polled.add(id);
                 }
             }
+            polled.addAll(carried.keySet());
             if (!polled.isEmpty()) {
                 return new DrainStep.Poll(polled);
             }
@@ -221,15 +230,19 @@ public final class DrainerCore {
         if (!batch.isEmpty()) {
             return new DrainStep.Admit(batch);
         }
+        // A predecessor's open calls do not keep it: the final status hands them on, still charged.
         if (heads.isEmpty() && lastReadEmpty && inFlight.isEmpty() && due.isEmpty() && retries.isEmpty()) {
             return new DrainStep.Stop("idle");
         }
         return new DrainStep.Sleep(Math.max(nowMillis + 1, wakeAt()));
     }
 
-    /** The status to publish as the session ends (after a stop other than a lost lease). */
+    /**
+     * The status to publish as the session ends (after a stop other than a lost lease), with the
+     * calls still open for the successor to settle.
+     */
     public ModelStatus finalStatus(long nowMillis) {
-        return status(nowMillis);
+        return status(nowMillis, true);
     }
 
     /** Forces a fresh queue count into the next status (the last status stands until a successor publishes). */
@@ -267,7 +280,7 @@ public final class DrainerCore {
                 fullFlows.add(flow);
             }
             if (!inFlight.containsKey(item.requestId()) && !writing.containsKey(item.requestId())
-                    && !backingOff(item.requestId(), nowMillis)) {
+                    && !carried.containsKey(item.requestId()) && !backingOff(item.requestId(), nowMillis)) {
                 heads.put(item.requestId(), item);
                 candidates.computeIfAbsent(flow, k -> new TreeSet<>(Candidate.WITHIN_TENANT)).add(new Candidate(
                         item.requestId(), item.lane(), item.tenant(), item.estimate(), item.enqueuedAtMillis(),
@@ -387,6 +400,17 @@ public final class DrainerCore {
                 it.remove();
             } else if (nowMillis - admission.admittedAtMillis() > settings.stuckMillis()) {
                 forgetProbe(id);
+                it.remove();
+            }
+        }
+        for (var it = carried.entrySet().iterator(); it.hasNext(); ) {
+            var entry = it.next();
+            String id = entry.getKey();
+            Admission admission = entry.getValue();
+            RequestRecord record = records.get(id);
+            if (record == null || nowMillis - admission.admittedAtMillis() > settings.stuckMillis()) {
+                it.remove(); // nothing learnt: it stays charged until it leaves the window
+            } else if (book(id, admission, record, at, nowMillis)) {
                 it.remove();
             }
         }
@@ -653,7 +677,7 @@ public final class DrainerCore {
         for (Due retry : retries) {
             wake = Math.min(wake, retry.atMillis());
         }
-        if (!inFlight.isEmpty()) {
+        if (!inFlight.isEmpty() || !carried.isEmpty()) {
             wake = Math.min(wake, nextPoll);
         }
         wake = Math.min(wake, nextHeads);
@@ -671,6 +695,10 @@ public final class DrainerCore {
     }
 
     private ModelStatus status(long nowMillis) {
+        return status(nowMillis, false);
+    }
+
+    private ModelStatus status(long nowMillis, boolean handingOver) {
         double interactive = 0;
         double bulk = 0;
         for (QueueItem item : heads.values()) {
@@ -691,6 +719,17 @@ public final class DrainerCore {
         PacerSnapshot snapshot = pacer.snapshot(at);
         return new ModelStatus(model.key(), nowMillis, Math.max(depth, seen), interactive, bulk,
                 snapshot.nextSlotMillis(), snapshot.target(), snapshot.admitted(), snapshot.throttles(),
-                handoff.export(pacer, backoffState(nowMillis), at));
+                handingOver ? handoff.export(pacer, backoffState(nowMillis), openAdmissions(), at)
+                        : handoff.export(pacer, backoffState(nowMillis), at));
+    }
+
+    /** The admissions not yet known to have ended: this drainer's and its predecessor's. */
+    private List<Admission> openAdmissions() {
+        List<Admission> open = new ArrayList<>(inFlight.size() + carried.size());
+        for (Pick pick : inFlight.values()) {
+            open.add(pick.admission());
+        }
+        open.addAll(carried.values());
+        return open;
     }
 }

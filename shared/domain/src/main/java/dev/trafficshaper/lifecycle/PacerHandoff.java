@@ -1,7 +1,9 @@
 package dev.trafficshaper.lifecycle;
 
 import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Admission;
 import dev.trafficshaper.pacing.Pacer;
+import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -28,6 +30,14 @@ public interface PacerHandoff {
     /** The pacer's state and the drainer's backoff memory to publish, serialized; by default the pacer's alone. */
     default String export(Pacer pacer, BackoffState backoff, long nowMillis) {
         return export(pacer, nowMillis);
+    }
+
+    /**
+     * The same at a hand-off, with the admissions still open ({@code open}) for the successor to
+     * settle where this handoff keeps them; by default they are left out (they stay charged).
+     */
+    default String export(Pacer pacer, BackoffState backoff, Collection<Admission> open, long nowMillis) {
+        return export(pacer, backoff, nowMillis);
     }
 
     /** Always a fresh pacer: for a single long-lived process that keeps its drainer. */

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Admission;
 import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.pacing.PacerState;
+import java.util.Collection;
 import java.util.Optional;
 
 /**
@@ -46,11 +48,21 @@ public final class StoredPacerHandoff implements PacerHandoff {
 
     @Override
     public String export(Pacer pacer, BackoffState backoff, long nowMillis) {
+        return write(pacer.export(nowMillis), backoff);
+    }
+
+    /** At a hand-off the open calls travel too ({@link PacerState.OpenCall}), so the successor settles them. */
+    @Override
+    public String export(Pacer pacer, BackoffState backoff, Collection<Admission> open, long nowMillis) {
+        return write(pacer.export(nowMillis, open), backoff);
+    }
+
+    private static String write(PacerState state, BackoffState backoff) {
         try {
             if (backoff.remembersNothing()) {
-                return JSON.writeValueAsString(pacer.export(nowMillis));
+                return JSON.writeValueAsString(state);
             }
-            ObjectNode node = JSON.valueToTree(pacer.export(nowMillis));
+            ObjectNode node = JSON.valueToTree(state);
             node.set(BACKOFF, JSON.valueToTree(backoff));
             return JSON.writeValueAsString(node);
         } catch (JsonProcessingException | IllegalArgumentException e) {

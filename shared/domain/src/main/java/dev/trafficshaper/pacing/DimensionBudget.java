@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import dev.trafficshaper.quota.QuotaDimension;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -147,9 +148,13 @@ final class DimensionBudget {
     }
 
     PacerState.DimensionState export(long nowMillis) {
+        return export(PacerState.BUCKET_MILLIS, nowMillis);
+    }
+
+    /** The same with the window's charges in buckets of {@code bucketMillis}. */
+    PacerState.DimensionState export(long bucketMillis, long nowMillis) {
         long nextSlot = tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER;
-        return new PacerState.DimensionState(quotaPerMinute, nextSlot,
-                ledger.compact(PacerState.BUCKET_MILLIS, nowMillis));
+        return new PacerState.DimensionState(quotaPerMinute, nextSlot, ledger.compact(bucketMillis, nowMillis));
     }
 
     /**
@@ -161,9 +166,44 @@ final class DimensionBudget {
      * lateness allowance.
      */
     void restore(PacerState.DimensionState state, double chargeScale, long nowMillis) {
+        restore(state, chargeScale, List.of(), nowMillis);
+    }
+
+    /**
+     * The same, splitting out of their buckets the charges of the open calls {@code open} (this
+     * dimension's, in any order) so that each can be settled on its own. Each keeps its bucket's
+     * date (never earlier than it was booked) and its excess open. Returns their handles in the
+     * order given; null for one whose bucket is gone or does not hold it, which stays in the bucket.
+     */
+    SlidingWindowLedger.Entry[] restore(PacerState.DimensionState state, double chargeScale,
+            List<PacerState.OpenCharge> open, long nowMillis) {
+        SlidingWindowLedger.Entry[] handles = new SlidingWindowLedger.Entry[open.size()];
+        boolean[] placed = new boolean[open.size()];
         for (PacerState.WindowCharge charge : state.charges()) {
-            long amount = chargeScale == 1.0 ? charge.amount() : (long) Math.ceil(charge.amount() * chargeScale);
-            ledger.restore(charge.atMillis(), amount, nowMillis);
+            long amount = scaled(charge.amount(), chargeScale);
+            List<Integer> inBucket = new ArrayList<>();
+            long split = 0;
+            for (int i = 0; i < open.size(); i++) {
+                PacerState.OpenCharge call = open.get(i);
+                // buckets are dated at their latest entry: a call is in the first one dated at or after it
+                if (handles[i] == null && !placed[i] && call.atMillis() <= charge.atMillis()) {
+                    placed[i] = true;
+                    inBucket.add(i);
+                    split += scaled(call.amount(), chargeScale);
+                }
+            }
+            if (inBucket.isEmpty() || split > amount) {
+                ledger.restore(charge.atMillis(), amount, nowMillis);
+                continue;
+            }
+            if (amount > split) {
+                ledger.restore(charge.atMillis(), amount - split, nowMillis);
+            }
+            for (int i : inBucket) {
+                PacerState.OpenCharge call = open.get(i);
+                long reserved = scaled(call.amount(), chargeScale);
+                handles[i] = ledger.restoreOpen(charge.atMillis(), reserved, reserved - call.spaced(), nowMillis);
+            }
         }
         long nowMicros = nowMillis * 1_000;
         if (state.nextSlotMicros() != PacerState.NEVER && state.nextSlotMicros() > nowMicros) {
@@ -173,6 +213,11 @@ final class DimensionBudget {
             }
             tatMicros = nowMicros + owed;
         }
+        return handles;
+    }
+
+    private static long scaled(long amount, double chargeScale) {
+        return chargeScale == 1.0 ? amount : (long) Math.ceil(amount * chargeScale);
     }
 
     long windowSum(long nowMillis) {

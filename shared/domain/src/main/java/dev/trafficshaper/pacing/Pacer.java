@@ -5,6 +5,7 @@ import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.quota.TokenUsage;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -63,6 +64,8 @@ public final class Pacer {
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
     private long admitted;
+    /** The predecessor's open calls, until the drainer takes them ({@link #takeCarriedCalls}). */
+    private List<Admission> carried = List.of();
 
     private Pacer(Quota quota, PacerSettings settings) {
         this.quota = quota;
@@ -109,12 +112,30 @@ public final class Pacer {
     public static Pacer resume(Quota quota, PacerSettings settings, PacerState state, long nowMillis) {
         Pacer pacer = new Pacer(quota, settings);
         double tokenScale = Math.max(1.0, (double) quota.outputBurndown() / state.outputBurndown());
-        for (DimensionBudget budget : pacer.budgets) {
-            PacerState.DimensionState exported = state.dimensions().get(budget.dimension());
-            if (exported != null) {
-                budget.restore(exported, budget.dimension() == QuotaDimension.TOKENS ? tokenScale : 1.0, nowMillis);
+        List<PacerState.OpenCall> open = new ArrayList<>();
+        for (PacerState.OpenCall call : state.openCalls()) {
+            boolean chargedEverywhere = true;
+            for (DimensionBudget budget : pacer.budgets) {
+                chargedEverywhere &= call.charges().containsKey(budget.dimension());
+            }
+            if (chargedEverywhere) {
+                open.add(call);
             }
         }
+        SlidingWindowLedger.Entry[][] handles = new SlidingWindowLedger.Entry[pacer.budgets.length][];
+        for (int i = 0; i < pacer.budgets.length; i++) {
+            DimensionBudget budget = pacer.budgets[i];
+            PacerState.DimensionState exported = state.dimensions().get(budget.dimension());
+            if (exported != null) {
+                List<PacerState.OpenCharge> charges = new ArrayList<>(open.size());
+                for (PacerState.OpenCall call : open) {
+                    charges.add(call.charges().get(budget.dimension()));
+                }
+                handles[i] = budget.restore(exported, budget.dimension() == QuotaDimension.TOKENS ? tokenScale : 1.0,
+                        charges, nowMillis);
+            }
+        }
+        pacer.carried = carriedCalls(pacer.budgets, open, handles);
         pacer.feedback.restore(state.target(), state.capturedAtMillis(),
                 state.lastThrottleAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastThrottleAtMillis());
         if (state.lastAdmissionAtMillis() != PacerState.NEVER) {
@@ -140,6 +161,10 @@ public final class Pacer {
      * kilobytes at most, whatever the request rate (see {@link PacerState}).
      */
     public PacerState export(long nowMillis) {
+        return export(PacerState.BUCKET_MILLIS, nowMillis);
+    }
+
+    private PacerState export(long bucketMillis, long nowMillis) {
         long episodeAt = feedback.episodeAt();
         long lastAdmission = slowStart.lastAdmission();
         // A resumed pacer whose clock runs behind its predecessor's may hold times ahead of its own.
@@ -150,7 +175,7 @@ public final class Pacer {
         capturedAt = Math.max(capturedAt, headroom.latestAt());
         Map<QuotaDimension, PacerState.DimensionState> dimensions = new EnumMap<>(QuotaDimension.class);
         for (DimensionBudget budget : budgets) {
-            dimensions.put(budget.dimension(), budget.export(capturedAt));
+            dimensions.put(budget.dimension(), budget.export(bucketMillis, capturedAt));
         }
         long capturedAtMicros = capturedAt * 1_000;
         Map<String, Long> tenantSlots = new HashMap<>();
@@ -165,6 +190,95 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
                 headroom.export(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
+    }
+
+    /**
+     * The same as {@link #export(long)}, for a hand-off: the window's charges in finer buckets
+     * ({@link PacerState#HANDOFF_BUCKET_MILLIS}), and the calls of {@code open} that are still open
+     * and in the window (at most {@link PacerState#MAX_OPEN_CALLS}, the latest admitted), so the
+     * successor can book their settlements ({@link PacerState.OpenCall}). A call the bank paid for
+     * is left out: it stays charged.
+     */
+    public PacerState export(long nowMillis, Collection<Admission> open) {
+        PacerState state = export(PacerState.HANDOFF_BUCKET_MILLIS, nowMillis);
+        long capturedAt = state.capturedAtMillis();
+        List<Admission> carriable = new ArrayList<>();
+        for (Admission admission : open) {
+            if (!admission.isClosed() && !admission.banked() && inWindow(admission, capturedAt)) {
+                carriable.add(admission);
+            }
+        }
+        carriable.sort(Comparator.comparingLong(Admission::admittedAtMillis).reversed());
+        List<PacerState.OpenCall> calls = new ArrayList<>();
+        for (Admission admission : carriable.subList(0, Math.min(carriable.size(), PacerState.MAX_OPEN_CALLS))) {
+            Map<QuotaDimension, PacerState.OpenCharge> charges = new EnumMap<>(QuotaDimension.class);
+            for (int i = 0; i < budgets.length; i++) {
+                SlidingWindowLedger.Entry entry = admission.entry(i);
+                charges.put(budgets[i].dimension(), new PacerState.OpenCharge(entry.at(), entry.amount(),
+                        Math.min(entry.amount(), Math.max(0, admission.spaced(i)))));
+            }
+            Candidate candidate = admission.candidate();
+            calls.add(new PacerState.OpenCall(candidate.requestId(), candidate.lane(), candidate.tenant(),
+                    candidate.expected(), admission.admittedAtMillis(), admission.normalizedCost(), charges));
+        }
+        calls.sort(Comparator.comparingLong(PacerState.OpenCall::admittedAtMillis)
+                .thenComparing(PacerState.OpenCall::requestId));
+        return calls.isEmpty() ? state : state.withOpenCalls(calls);
+    }
+
+    /**
+     * The predecessor's open calls this pacer resumed, each as an admission to report exactly once
+     * ({@link #settle}, {@link #release}, {@link #throttled}) when its outcome is learnt; handed out
+     * once (empty afterwards and for a pacer not resumed). One never reported stays charged until
+     * it leaves the window.
+     */
+    public List<Admission> takeCarriedCalls() {
+        List<Admission> calls = carried;
+        carried = List.of();
+        return calls;
+    }
+
+    /** Whether every window charge of an open admission is still in the window at {@code nowMillis}. */
+    private boolean inWindow(Admission admission, long nowMillis) {
+        for (int i = 0; i < budgets.length; i++) {
+            SlidingWindowLedger.Entry entry = admission.entry(i);
+            if (entry == null || entry.amount() <= 0 || entry.at() <= nowMillis - DimensionBudget.WINDOW_MILLIS) {
+                return false;
+            }
+        }
+        return budgets.length > 0;
+    }
+
+    /** Admissions for the resumed open calls whose charge was split out in every dimension. */
+    private static List<Admission> carriedCalls(DimensionBudget[] budgets, List<PacerState.OpenCall> open,
+            SlidingWindowLedger.Entry[][] handles) {
+        List<Admission> calls = new ArrayList<>();
+        for (int c = 0; c < open.size(); c++) {
+            PacerState.OpenCall call = open.get(c);
+            SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
+            long[] spaced = new long[budgets.length];
+            long[] amounts = new long[QuotaDimension.values().length];
+            boolean split = true;
+            for (int i = 0; i < budgets.length; i++) {
+                entries[i] = handles[i] == null ? null : handles[i][c];
+                split &= entries[i] != null;
+                if (entries[i] != null) {
+                    amounts[budgets[i].dimension().ordinal()] = entries[i].amount();
+                    spaced[i] = call.charges().get(budgets[i].dimension()).spaced();
+                }
+            }
+            if (!split) {
+                continue; // it stays in its bucket, charged until the bucket leaves the window
+            }
+            Charge reservation = new Charge(amounts[QuotaDimension.REQUESTS.ordinal()],
+                    amounts[QuotaDimension.TOKENS.ordinal()], amounts[QuotaDimension.INPUT_TOKENS.ordinal()],
+                    amounts[QuotaDimension.OUTPUT_TOKENS.ordinal()]);
+            Candidate candidate = new Candidate(call.requestId(), call.lane(), call.tenant(), call.expected(),
+                    call.admittedAtMillis(), Long.MAX_VALUE);
+            calls.add(new Admission(candidate, reservation, call.normalizedCost(), call.admittedAtMillis(), entries,
+                    spaced));
+        }
+        return List.copyOf(calls);
     }
 
     public Quota quota() {

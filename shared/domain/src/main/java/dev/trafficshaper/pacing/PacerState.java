@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import dev.trafficshaper.quota.QuotaDimension;
+import dev.trafficshaper.quota.TokenUsage;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -91,6 +92,10 @@ import java.util.TreeMap;
  * @param bank                 what {@link BankedCapacity} and {@link BunchingGuard} learnt, and the
  *                             bank's credit still in the window; absent (an older state) reads as
  *                             {@link BankState#NONE}: nothing learnt, no credit
+ * @param openCalls            the calls still open at a hand-off, each with the window charges it
+ *                             holds (already counted in {@link DimensionState#charges}), so the
+ *                             successor can book their settlements ({@link OpenCall}); empty in the
+ *                             periodic statuses and in an older state: they stay charged
  */
 public record PacerState(
         long capturedAtMillis,
@@ -106,7 +111,8 @@ public record PacerState(
         double lift,
         HeadroomState headroomBudget,
         InputScaleState inputScale,
-        BankState bank) {
+        BankState bank,
+        List<OpenCall> openCalls) {
 
     /** Marks a time for something that has not happened. */
     public static final long NEVER = Long.MIN_VALUE;
@@ -114,8 +120,21 @@ public record PacerState(
     /** Width of the buckets the window's charges are merged into. */
     public static final long BUCKET_MILLIS = 5_000;
 
-    /** Most charges one dimension can hold: a 60 s window touches at most 13 aligned 5 s buckets. */
+    /** Most charges one dimension holds in a periodic status: a 60 s window touches at most 13 aligned 5 s buckets. */
     public static final int MAX_CHARGES = (int) (DimensionBudget.WINDOW_MILLIS / BUCKET_MILLIS) + 1;
+
+    /**
+     * Width of the buckets at a hand-off ({@link Pacer#export(long, java.util.Collection)}): one
+     * state, published once per hand-off, so it may be larger. Each bucket leaves the successor's
+     * window on its latest entry's date, so a pacer at the target loses up to one bucket of quota
+     * per hand-off: 5 s buckets cost 0.015 of utilisation at a hand-off every 270 s (at-quota,
+     * calls in the drainer), 250 ms buckets nothing measurable, for at most 241 charges a dimension
+     * (about 8 KB of JSON) in that one state.
+     */
+    public static final long HANDOFF_BUCKET_MILLIS = 250;
+
+    /** Most charges one dimension can hold: a 60 s window touches at most 241 aligned 250 ms buckets. */
+    public static final int MAX_HANDOFF_CHARGES = (int) (DimensionBudget.WINDOW_MILLIS / HANDOFF_BUCKET_MILLIS) + 1;
 
     /** Width of headroom's budget minutes. */
     public static final long MINUTE_MILLIS = 60_000;
@@ -138,8 +157,9 @@ public record PacerState(
                 throw new IllegalArgumentException("charges are required");
             }
             charges = List.copyOf(charges);
-            if (charges.size() > MAX_CHARGES) {
-                throw new IllegalArgumentException("at most " + MAX_CHARGES + " charges per dimension, was " + charges.size());
+            if (charges.size() > MAX_HANDOFF_CHARGES) {
+                throw new IllegalArgumentException("at most " + MAX_HANDOFF_CHARGES + " charges per dimension, was "
+                        + charges.size());
             }
             for (int i = 1; i < charges.size(); i++) {
                 if (charges.get(i).atMillis() < charges.get(i - 1).atMillis()) {
@@ -289,6 +309,82 @@ public record PacerState(
         }
     }
 
+    /** Most open calls a state carries; the rest stay charged at their reservation in the successor's window. */
+    public static final int MAX_OPEN_CALLS = 256;
+
+    /**
+     * A call admitted and not yet settled when the state was exported: its request, what it was
+     * expected to use, and per limited dimension the charge it holds in the window.
+     *
+     * <p>Why: a drainer that hands off leaves its calls in flight (calls in the drainer end after
+     * the hand-off, by design). Their reservations are in the exported charges; without this the
+     * successor holds each for 60 s though it settles seconds later. With it the successor reads
+     * the request's status (the record the call wrote, the same read it polls its own dispatches
+     * with) and books the settlement against that charge, as the predecessor would have. A call
+     * whose status it never learns, or a state without this, stays charged until it leaves the
+     * window: the safe side.
+     *
+     * @param requestId        the request
+     * @param lane             its lane, for the fair-share refund
+     * @param tenant           its tenant
+     * @param expected         what it was expected to use (the estimate; the learners compare
+     *                         the settlement with it)
+     * @param admittedAtMillis when it was admitted
+     * @param normalizedCost   its reservation as a share of a minute of the most constrained dimension
+     * @param charges          per limited dimension, the charge in the window
+     */
+    public record OpenCall(String requestId, Lane lane, String tenant, TokenUsage expected, long admittedAtMillis,
+            double normalizedCost, Map<QuotaDimension, OpenCharge> charges) {
+
+        public OpenCall {
+            if (requestId == null || lane == null || tenant == null || expected == null) {
+                throw new IllegalArgumentException("an open call needs its request, lane, tenant and expected usage");
+            }
+            if (charges == null || charges.isEmpty()) {
+                throw new IllegalArgumentException("an open call holds a charge in at least one dimension");
+            }
+            if (!(normalizedCost >= 0.0 && normalizedCost < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("normalizedCost must be finite and not negative, was " + normalizedCost);
+            }
+            charges = Collections.unmodifiableMap(new EnumMap<>(charges));
+        }
+    }
+
+    /**
+     * One open call's charge in one dimension's window.
+     *
+     * @param atMillis when the ledger booked it (it is in the first bucket of
+     *                 {@link DimensionState#charges} dated at or after it)
+     * @param amount   the reservation charged
+     * @param spaced   what the spacing charged for it (its expected cost)
+     */
+    public record OpenCharge(long atMillis, long amount, long spaced) {
+
+        public OpenCharge {
+            if (amount <= 0 || spaced < 0) {
+                throw new IllegalArgumentException("an open charge is positive and its spacing not negative, were "
+                        + amount + " and " + spaced);
+            }
+        }
+    }
+
+    /** A state without open calls (periodic statuses, older states). */
+    public PacerState(long capturedAtMillis, int outputBurndown, Map<QuotaDimension, DimensionState> dimensions,
+            double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
+            Map<String, Long> tenantNextSlotMicros, double outputShare, double forgiveness, double lift,
+            HeadroomState headroomBudget, InputScaleState inputScale, BankState bank) {
+        this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
+                slowStartAtMillis, tenantNextSlotMicros, outputShare, forgiveness, lift, headroomBudget, inputScale,
+                bank, List.of());
+    }
+
+    /** This state with {@code calls} as its open calls (at most {@link #MAX_OPEN_CALLS}). */
+    public PacerState withOpenCalls(List<OpenCall> calls) {
+        return new PacerState(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis,
+                lastAdmissionAtMillis, slowStartAtMillis, tenantNextSlotMicros, outputShare, forgiveness, lift,
+                headroomBudget, inputScale, bank, calls);
+    }
+
     /** A state from a pacer that has learnt nothing about output shares. */
     public PacerState(long capturedAtMillis, int outputBurndown, Map<QuotaDimension, DimensionState> dimensions,
             double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
@@ -302,6 +398,10 @@ public record PacerState(
         headroomBudget = headroomBudget == null ? HeadroomState.NONE : headroomBudget;
         inputScale = inputScale == null ? InputScaleState.NONE : inputScale;
         bank = bank == null ? BankState.NONE : bank;
+        openCalls = openCalls == null ? List.of() : List.copyOf(openCalls);
+        if (openCalls.size() > MAX_OPEN_CALLS) {
+            throw new IllegalArgumentException("at most " + MAX_OPEN_CALLS + " open calls, was " + openCalls.size());
+        }
         for (BudgetMinute minute : headroomBudget.minutes()) {
             if (minute.startMillis() > capturedAtMillis
                     || minute.startMillis() + MINUTE_MILLIS <= capturedAtMillis - Headroom.BUDGET_WINDOW_MILLIS) {

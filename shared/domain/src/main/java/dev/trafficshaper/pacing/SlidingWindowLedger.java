@@ -159,6 +159,28 @@ final class SlidingWindowLedger {
         }
     }
 
+    /**
+     * Books an open call carried over from a predecessor as its own entry, with its excess open as
+     * it was; returns its handle, or null when it has already left the window. Oldest first, as
+     * {@link #restore}.
+     */
+    Entry restoreOpen(long atMillis, long amount, long excess, long nowMillis) {
+        expire(nowMillis);
+        Entry latest = entries.peekLast();
+        if (latest != null && atMillis < latest.at) {
+            throw new IllegalArgumentException("restored charges must come oldest first");
+        }
+        if (atMillis <= nowMillis - windowMillis) {
+            return null;
+        }
+        Entry entry = new Entry(atMillis, amount);
+        entry.excess = Math.max(0, excess);
+        entries.addLast(entry);
+        sum += amount;
+        openExcess += entry.excess;
+        return entry;
+    }
+
     long latestAt() {
         Entry latest = entries.peekLast();
         return latest == null ? Long.MIN_VALUE : latest.at;
