@@ -402,7 +402,7 @@ class PacerHandoffTest {
                 new PacerState.WindowCharge(2, 1), new PacerState.WindowCharge(1, 1))))
                 .hasMessageContaining("oldest first");
         List<PacerState.WindowCharge> tooMany = new ArrayList<>();
-        for (int i = 0; i <= PacerState.MAX_CHARGES; i++) {
+        for (int i = 0; i <= PacerState.MAX_HANDOFF_CHARGES; i++) {
             tooMany.add(new PacerState.WindowCharge(i, 1));
         }
         assertThatThrownBy(() -> new PacerState.DimensionState(600_000, PacerState.NEVER, tooMany))
