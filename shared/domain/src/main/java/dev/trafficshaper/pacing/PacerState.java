@@ -34,9 +34,12 @@ import java.util.TreeMap;
  * <p>What carries over, and how it is restored:
  * <ul>
  *   <li><b>Charges</b>: net charges as booked at capture. Admissions still open are charged at
- *       their reservation; settling them later on the predecessor's pacer does not reach the state,
- *       which only overstates the window, except when a request uses more than it reserved (input
- *       above its estimate): that excess is not seen by the successor.
+ *       their reservation; at a hand-off they also travel as {@link OpenCall}s, and the successor
+ *       books the settlement of each it learns ({@link Pacer#takeCarriedCalls}), including a request
+ *       that used more than it reserved (input above its estimate). One it never learns, or one
+ *       left out (banked, or beyond {@link #MAX_OPEN_CALLS}), stays charged at its reservation:
+ *       that only overstates the window, except for such an excess. A hand-off's state uses
+ *       {@link #HANDOFF_BUCKET_MILLIS} buckets instead of {@link #BUCKET_MILLIS}.
  *   <li><b>Spacing</b>: each dimension's next slot, so the successor does not send at once what
  *       the spacing still owes. A slot already past when the successor resumes is forgotten.
  *   <li><b>Throttle feedback</b>: the target at capture and the start of the latest throttle
