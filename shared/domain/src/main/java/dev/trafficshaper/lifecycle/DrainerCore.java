@@ -238,11 +238,12 @@ public final class DrainerCore {
     }
 
     /**
-     * The status to publish as the session ends (after a stop other than a lost lease), with the
-     * calls still open for the successor to settle.
+     * The status to publish as the session ends (after a stop other than a lost lease); at its time
+     * limit, with the calls still open for the successor to settle (an idle drainer has none of its
+     * own, and publishes as it does every period).
      */
     public ModelStatus finalStatus(long nowMillis) {
-        return status(nowMillis, true);
+        return status(nowMillis, timeUp);
     }
 
     /** Forces a fresh queue count into the next status (the last status stands until a successor publishes). */

@@ -2,8 +2,21 @@ package dev.trafficshaper.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.trafficshaper.lifecycle.BackoffState;
 import dev.trafficshaper.lifecycle.ModelStatus;
 import dev.trafficshaper.lifecycle.ModelStatusBoard;
+import dev.trafficshaper.lifecycle.StoredPacerHandoff;
+import dev.trafficshaper.model.ModelConfig;
+import dev.trafficshaper.pacing.Admission;
+import dev.trafficshaper.pacing.Candidate;
+import dev.trafficshaper.pacing.Decision;
+import dev.trafficshaper.pacing.Lane;
+import dev.trafficshaper.pacing.Pacer;
+import dev.trafficshaper.pacing.PacerSettings;
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +42,30 @@ public abstract class StatusBoardContract {
 
         assertThat(board.read("nova-lite")).contains(status);
         assertThat(board.read("other")).isEmpty();
+    }
+
+    @Test
+    void aHandOffsStatusWithItsOpenCallsAndQuarterSecondChargesReadsBackWholeAndResumes() {
+        ModelConfig model = ModelConfig.of("nova-lite", "model-id", Quota.tokensPerMinute(60_000_000))
+                .withPacer(PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0).headroom(false).build());
+        Pacer pacer = Pacer.create(model.quota(), model.pacer());
+        List<Admission> open = new ArrayList<>();
+        for (int i = 0; i < 240; i++) {
+            Candidate call = new Candidate("call-" + i, Lane.BULK, "tenant", TokenUsage.of(1_000, 100_000), T0,
+                    Long.MAX_VALUE);
+            open.add(((Decision.Admit) pacer.decide(List.of(call), T0 + 250L * i)).admission());
+        }
+        long at = T0 + 60_000;
+        StoredPacerHandoff handoff = new StoredPacerHandoff();
+        String state = handoff.export(pacer, BackoffState.NONE, open, at);
+        ModelStatus status = new ModelStatus("nova-lite", at, 0, 0, 0, at, 1.0, 240, 0, state);
+
+        assertThat(state.length()).as("tens of kilobytes").isGreaterThan(40_000);
+        assertThat(board.publish(status, 3)).isTrue();
+
+        assertThat(board.read("nova-lite")).contains(status);
+        assertThat(handoff.resume(model, board.read("nova-lite"), at).takeCarriedCalls())
+                .as("every call still in the window").hasSize(239);
     }
 
     @Test
