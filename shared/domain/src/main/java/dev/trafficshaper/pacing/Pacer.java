@@ -60,6 +60,7 @@ public final class Pacer {
     private final InputScale inputScale = new InputScale();
     private final BunchingGuard bunching = new BunchingGuard();
     private final BankedCapacity bank;
+    private final RefundingBucket bucket;
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -81,6 +82,7 @@ public final class Pacer {
         this.slowStart = new SlowStart(settings);
         this.headroom = new Headroom(settings);
         this.bank = new BankedCapacity(settings);
+        this.bucket = new RefundingBucket(settings, budgets);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -318,12 +320,14 @@ public final class Pacer {
         bank.maybeStart(budgets, target, nowMillis);
         boolean credited = bank.trusted();
         long start = nowMillis;
+        long spacing = nowMillis;
         boolean windowBinds = false;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
             long fit = budget.windowFit(amount, target, forgiveness, credited, nowMillis);
             start = Math.max(start, Math.max(slot, fit));
+            spacing = Math.max(spacing, slot);
             windowBinds |= fit > nowMillis && fit >= slot;
         }
         long guard = bunching.nextSlot(nowMillis);
@@ -333,8 +337,18 @@ public final class Pacer {
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
-            headroom.backlogged(windowBinds, nowMillis);
-            return new Decision.WaitUntil(Math.min(Math.min(start, banked), wakeAt));
+            long modelled = Long.MAX_VALUE;
+            if (bucket.paying(bank.share() >= 1.0, nowMillis)) {
+                modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
+                if (modelled <= nowMillis) {
+                    Admission admission = admit(chosen, charge, target, nowMillis);
+                    bucket.paidFor(admission);
+                    return new Decision.Admit(chosen, admission);
+                }
+            } else {
+                headroom.backlogged(windowBinds, nowMillis);
+            }
+            return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }
         return new Decision.Admit(chosen, admit(chosen, charge, target, nowMillis));
     }
@@ -342,6 +356,7 @@ public final class Pacer {
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
         admission.close();
+        bucket.ended(admission);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         correct(admission, Charge.settlement(quota, actual), nowMillis);
@@ -349,6 +364,7 @@ public final class Pacer {
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */
     public void release(Admission admission, long nowMillis) {
+        bucket.ended(admission);
         admission.close();
         correct(admission, Charge.NONE, nowMillis);
     }
@@ -361,7 +377,11 @@ public final class Pacer {
      * took ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
+        boolean modelPaid = bucket.throttled(admission, nowMillis);
         release(admission, nowMillis);
+        if (modelPaid) {
+            return;
+        }
         boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
                 && !windowHasRoom(admission.reservation(), false, nowMillis);
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
@@ -417,7 +437,8 @@ public final class Pacer {
             nextSlot = Math.max(nextSlot, budget.nextSlot(nowMillis));
         }
         return new PacerSnapshot(target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
-                admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles() + bank.throttles());
+                admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles() + bank.throttles()
+                        + bucket.throttles());
     }
 
     private Candidate choose(List<Candidate> eligible) {
@@ -460,6 +481,7 @@ public final class Pacer {
             entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], rateShare, nowMillis);
         }
         double cost = normalize(charge);
+        bucket.charged(amounts(charge), target, nowMillis);
         served(candidate, cost, rateShare, nowMillis);
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
     }
@@ -494,6 +516,7 @@ public final class Pacer {
         }
         double cost = normalize(charge);
         bank.spend(amounts, cost, target, nowMillis);
+        bucket.charged(amounts, target, nowMillis);
         served(candidate, cost, target, nowMillis);
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced, credits);
     }
@@ -509,6 +532,11 @@ public final class Pacer {
     private void correct(Admission admission, Charge actual, long nowMillis) {
         Charge delta = actual.minus(admission.reservation());
         double rateShare = target(nowMillis) * slowStart.factor(nowMillis);
+        long[] refunds = new long[budgets.length];
+        for (int i = 0; i < budgets.length; i++) {
+            refunds[i] = -delta.amount(budgets[i].dimension());
+        }
+        bucket.refunded(admission, refunds, target(nowMillis), nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             if (admission.banked()) {

@@ -1,0 +1,189 @@
+package dev.trafficshaper.pacing;
+
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
+/**
+ * A model of the meter as a token bucket refunded at settlement, fed with what the pacer itself
+ * admits and sees settle, so that with headroom on the pacer spends what such a bucket holds rather
+ * than what the 60 s window allows.
+ *
+ * <p>Why: where reservations dwarf use (long generations with a large {@code maxTokens}), a token
+ * bucket runs at the rate of actual use once the refunds of the first calls come back, while the
+ * window holds every open call at its whole reservation: 18 calls a minute where the bucket takes
+ * up to 100 ({@code long-generations-split-tpm}). Forgiving the open calls' excess ({@link Headroom})
+ * is the wrong shape for that meter: the bucket must fund the open calls' excess out of what it
+ * has banked, so forgiving it overdraws the bucket in the ramp and the budget of extra calls runs
+ * out long before the rate gets there. The model is that bucket, counted from the pacer's side:
+ * every admission is charged at its reservation, and its refund is credited when the pacer learns
+ * of the settlement, which is never before the meter booked it.
+ *
+ * <pre>
+ *   per metered dimension, with s = the target share of the quota (lift included, at most 1):
+ *     level ℓ starts at 0 (nothing assumed banked: a fresh pacer, or a successor whose
+ *       predecessor's open calls it will never see settle)
+ *     ℓ(t) = min(s × quota, ℓ(t₀) + s × quota × (t − t₀) / 60 s)
+ *     every admission:  ℓ −= reservation
+ *     its settlement:   ℓ += reservation − actual   (a release or a throttle: ℓ += reservation)
+ *   a call the window holds back goes now if ℓ ≥ its reservation on every dimension (and the
+ *     spacing and the bunching guard let it): the model pays for it
+ *   trusted while headroom is on and the bank was never withdrawn ({@link BankedCapacity}: a meter
+ *     that banks nothing is no bucket); a throttle of a call the model paid for withdraws the trust,
+ *     which comes back after 1 min, then 2, 4, … up to 10 min after each further withdrawal
+ * </pre>
+ *
+ * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
+ * is never above the meter's (each refill, refund and charge is applied to the meter no later and
+ * to no smaller a cap), so a call the model pays for is not throttled but for input read beyond its
+ * estimate. Under a window meter the model's refunds are not given back, and its first paid call
+ * beyond the window is throttled; with the bank's withdrawal as the gate that costs nothing where a
+ * burst already showed the meter does not bank.
+ *
+ * <p>Load states: <b>off</b> (headroom off: nothing is charged, the strict bound bit for bit);
+ * <b>untrusted</b> (charged and credited, paying for nothing); <b>paying</b> (trusted, a call the
+ * window holds back goes when the level covers it).
+ */
+final class RefundingBucket {
+
+    static final long RETRUST_MILLIS = 60_000;
+    static final long MAX_RETRUST_MILLIS = 600_000;
+
+    private final boolean enabled;
+    private final long[] quotaPerMinute;
+    private final long[] level;
+    private final double[] remainder;
+    private long updatedAt = Long.MIN_VALUE;
+    private final Set<Admission> paid = Collections.newSetFromMap(new IdentityHashMap<>());
+    private boolean trusted;
+    private long withdrawnAt = Long.MIN_VALUE;
+    private long retrustMillis = RETRUST_MILLIS;
+    private long throttles;
+
+    RefundingBucket(PacerSettings settings, DimensionBudget[] budgets) {
+        this.enabled = settings.headroom();
+        this.trusted = enabled;
+        this.quotaPerMinute = new long[budgets.length];
+        for (int i = 0; i < budgets.length; i++) {
+            quotaPerMinute[i] = budgets[i].quotaPerMinute();
+        }
+        this.level = new long[budgets.length];
+        this.remainder = new double[budgets.length];
+    }
+
+    /** Whether the model may pay for calls now; {@code bankTrusted}: the bank was never withdrawn. */
+    boolean paying(boolean bankNeverWithdrawn, long nowMillis) {
+        if (!enabled || !bankNeverWithdrawn) {
+            return false;
+        }
+        if (!trusted && nowMillis - withdrawnAt >= retrustMillis) {
+            trusted = true;
+        }
+        return trusted;
+    }
+
+    /** When the level covers {@code amounts} on every dimension at share {@code share}, with nothing else charged. */
+    long fitAt(long[] amounts, double share, long nowMillis) {
+        refill(share, nowMillis);
+        long at = nowMillis;
+        for (int i = 0; i < amounts.length; i++) {
+            long missing = amounts[i] - level[i];
+            if (missing <= 0) {
+                continue;
+            }
+            long cap = capacity(i, share);
+            if (amounts[i] > cap) {
+                return Long.MAX_VALUE;
+            }
+            double perMilli = share * quotaPerMinute[i] / 60_000.0;
+            at = Math.max(at, nowMillis + (long) Math.ceil((missing - remainder[i]) / perMilli));
+        }
+        return at;
+    }
+
+    /** Books an admission of {@code amounts}, whoever paid for it. */
+    void charged(long[] amounts, double share, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        refill(share, nowMillis);
+        for (int i = 0; i < amounts.length; i++) {
+            level[i] -= amounts[i];
+        }
+    }
+
+    /** The model paid for {@code admission}: a throttle of it is the model's to answer. */
+    void paidFor(Admission admission) {
+        paid.add(admission);
+    }
+
+    /** Credits what an ended admission gives back: {@code refunds[i]} = reservation − actual. */
+    void refunded(Admission admission, long[] refunds, double share, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        refill(share, nowMillis);
+        for (int i = 0; i < refunds.length; i++) {
+            level[i] = Math.min(capacity(i, share), level[i] + refunds[i]);
+        }
+    }
+
+    /**
+     * Bedrock throttled {@code admission} (already refunded). Returns whether the model takes the
+     * blame: it paid for the call. It then stops paying until its wait is over.
+     */
+    boolean throttled(Admission admission, long nowMillis) {
+        if (!paid.remove(admission)) {
+            return false;
+        }
+        throttles++;
+        if (trusted) {
+            trusted = false;
+            if (withdrawnAt != Long.MIN_VALUE) {
+                retrustMillis = Math.min(MAX_RETRUST_MILLIS, retrustMillis * 2);
+            }
+            withdrawnAt = nowMillis;
+        }
+        return true;
+    }
+
+    /** The admission ended without a throttle: nothing to answer for. */
+    void ended(Admission admission) {
+        paid.remove(admission);
+    }
+
+    long throttles() {
+        return throttles;
+    }
+
+    private long capacity(int index, double share) {
+        return (long) Math.floor(Math.min(1.0, share) * quotaPerMinute[index]);
+    }
+
+    private void refill(double share, long nowMillis) {
+        if (updatedAt == Long.MIN_VALUE) {
+            updatedAt = nowMillis;
+            return;
+        }
+        if (nowMillis <= updatedAt) {
+            return;
+        }
+        long elapsed = nowMillis - updatedAt;
+        double rate = Math.min(1.0, share);
+        for (int i = 0; i < level.length; i++) {
+            long cap = capacity(i, share);
+            if (level[i] >= cap) {
+                remainder[i] = 0;
+                continue;
+            }
+            double owed = rate * quotaPerMinute[i] * elapsed / 60_000.0 + remainder[i];
+            long whole = (long) Math.floor(owed);
+            remainder[i] = owed - whole;
+            level[i] = Math.min(cap, level[i] + whole);
+            if (level[i] == cap) {
+                remainder[i] = 0;
+            }
+        }
+        updatedAt = nowMillis;
+    }
+}
