@@ -25,13 +25,16 @@ import java.util.TreeMap;
  *   every 10 s while backlogged, with no throttle in that time and room in the budget:
  *       f' = min(1, f + 1/8)           while the window is what holds the queue back
  *       l' = min(ceiling − target, l + 0.01)   otherwise, or once f = 1
+ *       while {@link RefundingBucket} pays for the queue: l only (forgiving the open calls' excess
+ *       would let the window overdraw the bucket the model keeps)
  *   on a throttle while f > 0 or l > 0:  f' = f / 2, l' = l / 2 (below 1/64 of a step: 0),
  *       and the wait before the next step doubles (20 s, 40 s, … up to 10 min); it is back to
  *       10 s once the last 10 minutes hold no probe throttle
  *   budget: throttles over the last 10 minutes stay under 1% of the calls admitted in them;
  *           when a throttle would break it, f and l fall to 0 until there is room again, and a
  *           throttle that finds no room is not the probe's (the target answers it), so at every
- *           probe throttle the 10 minutes up to it hold at most 1% of their calls as probe throttles
+ *           probe throttle the 10 minutes up to it hold at most 1% of their calls as probe throttles;
+ *           {@link RefundingBucket}'s probe throttles are booked in the same budget (f and l stay)
  * </pre>
  *
  * The doubling wait is what a meter that forgives nothing (a window holding each reservation until
@@ -106,6 +109,18 @@ final class Headroom {
 
     /** The queue waits: step up if the last change is a step old and the budget has room. */
     void backlogged(boolean windowBinds, long nowMillis) {
+        step(windowBinds, false, nowMillis);
+    }
+
+    /**
+     * The queue waits on {@link RefundingBucket}'s level: step the lift alone, since forgiving the
+     * open calls' excess would let the window overdraw the bucket the model keeps.
+     */
+    void backloggedOnBucket(long nowMillis) {
+        step(false, true, nowMillis);
+    }
+
+    private void step(boolean windowBinds, boolean liftOnly, long nowMillis) {
         if (!enabled || (lastChangeAt != Long.MIN_VALUE && nowMillis - lastChangeAt < stepMillis)) {
             return;
         }
@@ -123,7 +138,7 @@ final class Headroom {
             forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
         } else if (lift < maxLift) {
             lift = Math.min(maxLift, lift + LIFT_STEP);
-        } else if (forgiveness < 1.0) {
+        } else if (forgiveness < 1.0 && !liftOnly) {
             forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
         }
         lastChangeAt = nowMillis;
@@ -156,6 +171,27 @@ final class Headroom {
         }
         lastChangeAt = nowMillis;
         return true;
+    }
+
+    /** Whether the budget has room for one more probe throttle (another learner's: {@link RefundingBucket}). */
+    boolean budgetAllows(long nowMillis) {
+        return enabled && budgetHasRoom(nowMillis);
+    }
+
+    /** Whether the budget's 10 minutes hold no probe throttle, this pacer's or a predecessor's. */
+    boolean budgetUnspent(long nowMillis) {
+        budgetHasRoom(nowMillis);
+        return throttles.isEmpty();
+    }
+
+    /**
+     * Books a throttle another learner's probe took ({@link RefundingBucket}) in the budget, leaving
+     * the forgiveness and lift alone; that learner counts it.
+     */
+    void bookProbeThrottle(long nowMillis) {
+        if (enabled) {
+            throttles.addLast(nowMillis);
+        }
     }
 
     void restore(double learntForgiveness, double learntLift) {

@@ -37,7 +37,9 @@ import java.util.Map;
  *   <li>With headroom on, the pacer probes, within a budget of extra calls, for what the meter
  *       allows beyond that strict bound: how much of the open calls' unused reservation it forgives
  *       and how far above the target it may spend ({@link Headroom}), and reserves the input that
- *       settlements show the estimates stand for ({@link InputScale}).
+ *       settlements show the estimates stand for ({@link InputScale}). Where the window holds the
+ *       queue back, a model of the meter as a token bucket refunded at settlement may pay for the
+ *       call instead ({@link RefundingBucket}), as long as the meter behaves as one.
  * </ul>
  *
  * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
@@ -318,6 +320,9 @@ public final class Pacer {
         double target = target(nowMillis);
         double forgiveness = headroom.forgiveness();
         bank.maybeStart(budgets, target, nowMillis);
+        if (windowsEmpty(nowMillis)) {
+            bucket.idleMinute(target, nowMillis);
+        }
         boolean credited = bank.trusted();
         long start = nowMillis;
         long spacing = nowMillis;
@@ -338,13 +343,15 @@ public final class Pacer {
                 return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
             long modelled = Long.MAX_VALUE;
-            if (bucket.paying(bank.share() >= 1.0, nowMillis)) {
+            if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), headroom.budgetUnspent(nowMillis),
+                    nowMillis)) {
                 modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
                 if (modelled <= nowMillis) {
                     Admission admission = admit(chosen, charge, target, nowMillis);
                     bucket.paidFor(admission);
                     return new Decision.Admit(chosen, admission);
                 }
+                headroom.backloggedOnBucket(nowMillis);
             } else {
                 headroom.backlogged(windowBinds, nowMillis);
             }
@@ -380,6 +387,7 @@ public final class Pacer {
         boolean modelPaid = bucket.throttled(admission, nowMillis);
         release(admission, nowMillis);
         if (modelPaid) {
+            headroom.bookProbeThrottle(nowMillis);
             return;
         }
         boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
@@ -394,6 +402,15 @@ public final class Pacer {
         if (!headroom.throttled(nowMillis)) {
             feedback.onThrottle(nowMillis);
         }
+    }
+
+    private boolean windowsEmpty(long nowMillis) {
+        for (DimensionBudget budget : budgets) {
+            if (!budget.windowEmpty(nowMillis)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the window as headroom has it now, with or without the bank's credit, takes the charge. */
@@ -536,7 +553,7 @@ public final class Pacer {
         for (int i = 0; i < budgets.length; i++) {
             refunds[i] = -delta.amount(budgets[i].dimension());
         }
-        bucket.refunded(admission, refunds, target(nowMillis), nowMillis);
+        bucket.refunded(refunds, target(nowMillis), nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             if (admission.banked()) {

@@ -22,15 +22,19 @@ import java.util.Set;
  * <pre>
  *   per metered dimension, with s = the target share of the quota (lift included, at most 1):
  *     level ℓ starts at 0 (nothing assumed banked: a fresh pacer, or a successor whose
- *       predecessor's open calls it will never see settle)
+ *       predecessor's open calls it will never see settle), and is full (s × quota) whenever
+ *       nothing was charged in the last 60 s: a bucket not in debt then has refilled a quota since
  *     ℓ(t) = min(s × quota, ℓ(t₀) + s × quota × (t − t₀) / 60 s)
  *     every admission:  ℓ −= reservation
  *     its settlement:   ℓ += reservation − actual   (a release or a throttle: ℓ += reservation)
  *   a call the window holds back goes now if ℓ ≥ its reservation on every dimension (and the
  *     spacing and the bunching guard let it): the model pays for it
  *   trusted while headroom is on and the bank was never withdrawn ({@link BankedCapacity}: a meter
- *     that banks nothing is no bucket); a throttle of a call the model paid for withdraws the trust,
- *     which comes back after 1 min, then 2, 4, … up to 10 min after each further withdrawal
+ *     that banks nothing is no bucket); a throttle of a call the model paid for withdraws the trust
+ *     and is booked in headroom's budget of extra calls ({@link Headroom}); the trust comes back
+ *     after 1 min, then 2 min, and only while the budget has room; after a third withdrawal the
+ *     pacer takes the meter for no bucket. The first probe of a pacer is free (as the bank's is) unless the budget's
+ *     last 10 minutes already hold a probe throttle, which a successor resumes
  * </pre>
  *
  * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
@@ -48,6 +52,7 @@ final class RefundingBucket {
 
     static final long RETRUST_MILLIS = 60_000;
     static final long MAX_RETRUST_MILLIS = 600_000;
+    static final int GIVE_UP_AFTER = 3;
 
     private final boolean enabled;
     private final long[] quotaPerMinute;
@@ -58,6 +63,7 @@ final class RefundingBucket {
     private boolean trusted;
     private long withdrawnAt = Long.MIN_VALUE;
     private long retrustMillis = RETRUST_MILLIS;
+    private int withdrawals;
     private long throttles;
 
     RefundingBucket(PacerSettings settings, DimensionBudget[] budgets) {
@@ -71,12 +77,21 @@ final class RefundingBucket {
         this.remainder = new double[budgets.length];
     }
 
-    /** Whether the model may pay for calls now; {@code bankTrusted}: the bank was never withdrawn. */
-    boolean paying(boolean bankNeverWithdrawn, long nowMillis) {
+    /**
+     * Whether the model may pay for calls now. {@code bankNeverWithdrawn}: the meter has not shown
+     * that it banks nothing; {@code budgetAllows}: headroom's budget has room for one more probe
+     * throttle; {@code budgetUnspent}: its last 10 minutes hold none.
+     */
+    boolean paying(boolean bankNeverWithdrawn, boolean budgetAllows, boolean budgetUnspent, long nowMillis) {
         if (!enabled || !bankNeverWithdrawn) {
             return false;
         }
-        if (!trusted && nowMillis - withdrawnAt >= retrustMillis) {
+        if (withdrawnAt == Long.MIN_VALUE) {
+            // never withdrawn here: a first probe is free unless the budget was spent lately (a
+            // successor of a pacer whose probes were throttled)
+            return budgetUnspent || budgetAllows;
+        }
+        if (!trusted && withdrawals < GIVE_UP_AFTER && nowMillis - withdrawnAt >= retrustMillis && budgetAllows) {
             trusted = true;
         }
         return trusted;
@@ -112,13 +127,28 @@ final class RefundingBucket {
         }
     }
 
+    /**
+     * Nothing was charged in the last 60 s: a bucket that was not in debt a minute ago has refilled
+     * a whole quota since, whatever calls are still open, so the model is full.
+     */
+    void idleMinute(double share, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        refill(share, nowMillis);
+        for (int i = 0; i < level.length; i++) {
+            level[i] = capacity(i, share);
+            remainder[i] = 0;
+        }
+    }
+
     /** The model paid for {@code admission}: a throttle of it is the model's to answer. */
     void paidFor(Admission admission) {
         paid.add(admission);
     }
 
     /** Credits what an ended admission gives back: {@code refunds[i]} = reservation − actual. */
-    void refunded(Admission admission, long[] refunds, double share, long nowMillis) {
+    void refunded(long[] refunds, double share, long nowMillis) {
         if (!enabled) {
             return;
         }
@@ -143,6 +173,7 @@ final class RefundingBucket {
                 retrustMillis = Math.min(MAX_RETRUST_MILLIS, retrustMillis * 2);
             }
             withdrawnAt = nowMillis;
+            withdrawals++;
         }
         return true;
     }
