@@ -33,8 +33,8 @@ import java.util.Set;
  *     that banks nothing is no bucket); a throttle of a call the model paid for withdraws the trust
  *     and is booked in headroom's budget of extra calls ({@link Headroom}); the trust comes back
  *     after 1 min, then 2 min, and only while the budget has room; after a third withdrawal the
- *     pacer takes the meter for no bucket. The first probe of a pacer is free (as the bank's is) unless the budget's
- *     last 10 minutes already hold a probe throttle, which a successor resumes
+ *     pacer takes the meter for no bucket. The first probe of a pacer is free (as the bank's is)
+ *     unless the budget's last 10 minutes already hold a probe throttle, which a successor resumes
  * </pre>
  *
  * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
@@ -42,7 +42,9 @@ import java.util.Set;
  * to no smaller a cap), so a call the model pays for is not throttled but for input read beyond its
  * estimate. Under a window meter the model's refunds are not given back, and its first paid call
  * beyond the window is throttled; with the bank's withdrawal as the gate that costs nothing where a
- * burst already showed the meter does not bank.
+ * burst already showed the meter does not bank. Measured ({@code simulate --all --strict}, seed 42):
+ * {@code long-generations-split-tpm} under the token bucket 2.15× → 1.02× the oracle with no
+ * throttle; under the windows, where no burst withdrew the bank, a few throttles more a run.
  *
  * <p>Load states: <b>off</b> (headroom off: nothing is charged, the strict bound bit for bit);
  * <b>untrusted</b> (charged and credited, paying for nothing); <b>paying</b> (trusted, a call the
