@@ -20,18 +20,27 @@ import java.util.Map;
  * age out, exactly as if it had spent the minute evenly, and loses nothing but the throttles.
  *
  * <pre>
- *   episode: starts at a decision with nothing charged in the last 60 s, if b > 0:
- *            bank = b × target × quota per dimension, for 60 s or until spent
+ *   armed:   at a decision with nothing charged in the last 60 s, if b > 0:
+ *            bank = b × target × quota per dimension
+ *   spends:  only while headroom's budget has room for one more throttle (its probe's extra calls
+ *            stay within 1% of the last 10 minutes' calls: a burst of fewer than 100 calls never
+ *            probes), for 60 s from its first call or until spent; armed, it waits for that room
  *   a call the window would hold back goes on the bank if it fits what is left, spaced by its
  *            reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump)
  *   window limit while trusted = target × quota + bank charges still in the window
  *   on a throttle the window would not have taken without the credit:
- *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank)
+ *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank);
+ *            the throttle is booked against headroom's budget (the target answers it if no room)
  *   b starts at 1 with headroom on, 0 with it off (the strict bound, bit for bit)
  * </pre>
  *
- * Load states: <b>idle</b> (no episode); <b>banking</b> (an episode with bank left);
- * <b>spent</b> (an episode whose bank is used up or withdrawn, running on the window alone).
+ * Waiting for the budget costs a token bucket little: a pacer spending at most the quota per
+ * minute keeps the bucket full while it waits, so the bank is there when the room comes, and a
+ * burst drains the same minute sooner whether the bank goes at its start or 100 calls in.
+ *
+ * Load states: <b>idle</b> (no episode); <b>armed</b> (a bank waiting for the budget's room or for
+ * the window to hold a call back); <b>banking</b> (spending, within 60 s of its first call);
+ * <b>spent</b> (used up, withdrawn or past its 60 s, running on the window alone).
  */
 final class BankedCapacity {
 
@@ -42,7 +51,7 @@ final class BankedCapacity {
     private final boolean enabled;
     private int withdrawals;
     private double share;
-    private long episodeStart = Long.MIN_VALUE;
+    private long spendingSince = Long.MIN_VALUE;
     private long[] remaining;
     private long tatMicros = Long.MIN_VALUE;
     private boolean trusted;
@@ -72,7 +81,7 @@ final class BankedCapacity {
             }
         }
         double factor = guard.factor(nowMillis);
-        return new PacerState.BankState(withdrawals, open ? episodeStart : PacerState.NEVER, left, credits,
+        return new PacerState.BankState(withdrawals, open ? spendingSince : PacerState.NEVER, left, credits,
                 factor == Double.POSITIVE_INFINITY ? 0.0 : factor,
                 guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt());
     }
@@ -92,8 +101,8 @@ final class BankedCapacity {
                 credited = true;
             }
         }
-        if (state.episodeStartMillis() != PacerState.NEVER && !state.remaining().isEmpty()) {
-            episodeStart = state.episodeStartMillis();
+        if (!state.remaining().isEmpty()) {
+            spendingSince = state.episodeStartMillis(); // NEVER: armed, not yet spending
             remaining = new long[budgets.length];
             for (int i = 0; i < budgets.length; i++) {
                 remaining[i] = state.remaining().getOrDefault(budgets[i].dimension(), 0L);
@@ -122,7 +131,7 @@ final class BankedCapacity {
         return throttles;
     }
 
-    /** Opens an episode if the window has been empty for a minute and the meter may bank. */
+    /** Arms the bank if the window has been empty for a minute and the meter may bank. */
     void maybeStart(DimensionBudget[] budgets, double target, long nowMillis) {
         if (share == 0.0 || episodeOpen(nowMillis)) {
             return;
@@ -136,14 +145,17 @@ final class BankedCapacity {
         for (int i = 0; i < budgets.length; i++) {
             remaining[i] = (long) Math.floor(share * target * budgets[i].quotaPerMinute());
         }
-        episodeStart = nowMillis;
+        spendingSince = Long.MIN_VALUE;
         tatMicros = Long.MIN_VALUE;
         trusted = true;
     }
 
-    /** When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot. */
-    long slotFor(long[] amounts, long nowMillis) {
-        if (!episodeOpen(nowMillis) || remaining == null) {
+    /**
+     * When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot: it is not
+     * armed, cannot cover them, or headroom's budget has no room for the throttle it may cost.
+     */
+    long slotFor(long[] amounts, boolean budgetHasRoom, long nowMillis) {
+        if (!budgetHasRoom || !episodeOpen(nowMillis) || remaining == null) {
             return Long.MAX_VALUE;
         }
         for (int i = 0; i < amounts.length; i++) {
@@ -152,12 +164,15 @@ final class BankedCapacity {
             }
         }
         long slot = tatMicros == Long.MIN_VALUE ? nowMillis : Math.floorDiv(tatMicros + 999, 1_000);
-        long end = episodeStart + EPISODE_MILLIS;
+        long end = spendingSince == Long.MIN_VALUE ? Long.MAX_VALUE : spendingSince + EPISODE_MILLIS;
         return slot < end ? Math.max(nowMillis, slot) : Long.MAX_VALUE;
     }
 
     /** The bank pays for a call of {@code amounts} (normalised {@code cost}) now. */
     void spend(long[] amounts, double cost, double target, long nowMillis) {
+        if (spendingSince == Long.MIN_VALUE) {
+            spendingSince = nowMillis;
+        }
         for (int i = 0; i < amounts.length; i++) {
             remaining[i] -= amounts[i];
         }
@@ -167,27 +182,35 @@ final class BankedCapacity {
     }
 
     /**
-     * Bedrock throttled a call the window would not have taken without the bank's credit. Returns
-     * whether the bank takes the blame (it then withdraws its credit and halves what it trusts).
+     * Bedrock throttled a call. Returns whether the bank takes the blame: the window would not have
+     * taken the call without the bank's credit (the bank then withdraws its credit and halves what
+     * it trusts), or it was sent on the credit before that. The caller books it against headroom's
+     * budget; {@code budgetHasRoom} false (no room left for it) leaves it to the target, uncounted here.
      */
-    boolean throttled(boolean neededCredit, long admittedAtMillis, long nowMillis) {
+    boolean throttled(boolean neededCredit, boolean budgetHasRoom, long admittedAtMillis, long nowMillis) {
         if (withdrawnAt != Long.MIN_VALUE && admittedAtMillis <= withdrawnAt && nowMillis - withdrawnAt < EPISODE_MILLIS) {
-            throttles++;
-            return true; // sent on the credit before it was withdrawn: the same answer, already acted on
+            return countIf(budgetHasRoom); // sent on the credit before it was withdrawn: the same answer, already acted on
         }
         if (!trusted || !neededCredit) {
             return false;
         }
-        throttles++;
         trusted = false;
         remaining = null;
         withdrawnAt = nowMillis;
         withdrawals++;
         share = shareAfter(withdrawals);
-        return true;
+        return countIf(budgetHasRoom);
     }
 
+    private boolean countIf(boolean budgetHasRoom) {
+        if (budgetHasRoom) {
+            throttles++;
+        }
+        return budgetHasRoom;
+    }
+
+    /** Armed or spending: a bank that is not used up, withdrawn, or 60 s past its first call. */
     private boolean episodeOpen(long nowMillis) {
-        return episodeStart != Long.MIN_VALUE && nowMillis - episodeStart < EPISODE_MILLIS;
+        return remaining != null && (spendingSince == Long.MIN_VALUE || nowMillis - spendingSince < EPISODE_MILLIS);
     }
 }

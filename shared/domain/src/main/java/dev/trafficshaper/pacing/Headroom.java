@@ -158,6 +158,23 @@ final class Headroom {
         return true;
     }
 
+    /**
+     * Whether one more extra call fits the budget now: what {@link BankedCapacity} asks before it
+     * spends. Always false while switched off.
+     */
+    boolean hasRoomForThrottle(long nowMillis) {
+        return enabled && budgetHasRoom(nowMillis);
+    }
+
+    /**
+     * Books a throttle another of headroom's learners took (the bank's probe) against the budget,
+     * after {@link #hasRoomForThrottle} said there was room: it counts as the probe's throttles do,
+     * in the budget and across a handoff, and leaves forgiveness, lift and the step alone.
+     */
+    void bookThrottle(long nowMillis) {
+        throttles.addLast(nowMillis);
+    }
+
     void restore(double learntForgiveness, double learntLift) {
         if (!enabled) {
             return;

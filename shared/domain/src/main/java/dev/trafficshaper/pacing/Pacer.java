@@ -215,7 +215,8 @@ public final class Pacer {
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
-            long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
+            long banked = Math.max(guard,
+                    bank.slotFor(amounts(charge), headroom.hasRoomForThrottle(nowMillis), nowMillis));
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
@@ -250,7 +251,8 @@ public final class Pacer {
         release(admission, nowMillis);
         boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
                 && !windowHasRoom(admission.reservation(), false, nowMillis);
-        if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
+        if (bank.throttled(neededCredit, headroom.hasRoomForThrottle(nowMillis), admission.admittedAtMillis(), nowMillis)) {
+            headroom.bookThrottle(nowMillis);
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
@@ -283,6 +285,11 @@ public final class Pacer {
             }
         }
         return true;
+    }
+
+    /** Throttles headroom took as extra calls within its budget: its probe's and the bank's. */
+    long budgetedThrottles() {
+        return headroom.probeThrottles() + bank.throttles();
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */

@@ -16,6 +16,9 @@ class BankedCapacityTest {
     private static final PacerSettings HEADROOM = PacerSettings.builder()
             .targetUtilization(1.0).minimumTarget(0.5).slowStartMillis(0).build();
 
+    /** When the 100th call leaves headroom's budget room for one throttle (1% of the calls): the even rate's 99th second. */
+    private static final long ROOM_AT = 99_000;
+
     private int sequence;
 
     private Candidate call() {
@@ -43,16 +46,45 @@ class BankedCapacityTest {
     }
 
     @Test
-    void afterAMinuteWithNothingChargedABurstSpendsTheBankOnTopOfTheWindowAndNoFaster() {
+    void afterAMinuteWithNothingChargedABurstSpendsTheBankOnTopOfTheWindowOnceTheBudgetHasRoomAndNoFaster() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
 
-        List<Long> times = drain(pacer, 0, 120_000);
+        List<Long> times = drain(pacer, 0, 240_000);
 
-        assertThat(countBefore(times, 60_000)).as("the first minute: the window's 60 and the bank's 60").isEqualTo(120);
-        for (int i = 2; i < 120; i++) {
+        assertThat(countBefore(times, ROOM_AT)).as("the window's even calls until the 100th: no room for a throttle")
+                .isEqualTo(99);
+        assertThat(countBefore(times, ROOM_AT + 60_000) - 99).as("then a minute of the window's 60 and the bank's 60")
+                .isEqualTo(120);
+        for (int i = 2; i < times.size(); i++) {
             assertThat(times.get(i) - times.get(i - 2)).as("two calls at most per second").isGreaterThanOrEqualTo(999);
         }
-        assertThat(countBefore(times, 120_000) - 120).as("the second minute: the window alone").isBetween(59L, 61L);
+        assertThat(countBefore(times, ROOM_AT + 120_000) - countBefore(times, ROOM_AT + 60_000))
+                .as("the minute after: the window alone").isBetween(59L, 61L);
+    }
+
+    @Test
+    void aBurstTooSmallForTheBudgetNeverSpendsTheBank() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+        List<Candidate> queue = new ArrayList<>();
+        for (int i = 0; i < 80; i++) {
+            queue.add(call());
+        }
+        List<Long> times = new ArrayList<>();
+        long now = 0;
+        while (!queue.isEmpty()) {
+            Decision decision = pacer.decide(List.of(queue.get(0)), now);
+            if (decision instanceof Decision.Admit admit) {
+                times.add(now);
+                queue.remove(0);
+                pacer.settle(admit.admission(), TokenUsage.of(10_000, 0), now);
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+
+        for (int i = 0; i < times.size(); i++) {
+            assertThat(times.get(i)).as("call %d at the even rate", i).isEqualTo(i * 1_000L);
+        }
     }
 
     @Test
@@ -65,19 +97,49 @@ class BankedCapacityTest {
     @Test
     void aBusyPacerStartsNoEpisode() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
-        drain(pacer, 0, 120_000);
+        drain(pacer, 0, 300_000);
 
-        List<Long> third = drain(pacer, 120_000, 180_000);
+        List<Long> sixth = drain(pacer, 300_000, 360_000);
 
-        assertThat(third).hasSizeBetween(59, 61);
+        assertThat(sixth).as("the bank went in the second and third minutes").hasSizeBetween(59, 61);
     }
 
     @Test
     void aThrottleTheWindowWouldNotHaveTakenWithdrawsTheCreditAndHalvesTheBank() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
-        long now = 0;
+        drain(pacer, 0, 300_000); // about 360 calls in the budget's 10 minutes: room for three throttles
+        long start = 400_000; // a minute after the window emptied: the bank is armed again
+        List<Admission> open = openUntilTheBankPays(pacer, start);
+
+        pacer.throttled(open.get(open.size() - 1), open.get(open.size() - 1).admittedAtMillis());
+        long now = open.get(open.size() - 1).admittedAtMillis();
+        pacer.throttled(open.get(open.size() - 2), now + 10);
+
+        // The window now counts the bank's calls: nothing more until the oldest leave it.
+        Decision next = pacer.decide(List.of(call()), now + 20);
+        assertThat(next).isInstanceOf(Decision.WaitUntil.class);
+        assertThat(((Decision.WaitUntil) next).atMillis()).isGreaterThanOrEqualTo(start + 60_000);
+        assertThat(pacer.snapshot(now + 20).target()).as("the bank answered both, not the target").isEqualTo(1.0);
+    }
+
+    @Test
+    void aBankThrottleTheBudgetHasNoRoomForIsTheTargetsToAnswer() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+        drain(pacer, 0, ROOM_AT); // 99 calls: with the next 70, room for one throttle
+        long start = 200_000;
+        List<Admission> open = openUntilTheBankPays(pacer, start);
+        long now = open.get(open.size() - 1).admittedAtMillis();
+
+        pacer.throttled(open.get(open.size() - 1), now);
+        assertThat(pacer.snapshot(now).target()).as("the first: the bank's, within the budget").isEqualTo(1.0);
+        pacer.throttled(open.get(open.size() - 2), now + 10);
+        assertThat(pacer.snapshot(now + 10).target()).as("the second: no room left, the target's").isLessThan(1.0);
+    }
+
+    /** From {@code start}, 70 calls left open: the window holds 60 of them, the bank pays for the rest. */
+    private List<Admission> openUntilTheBankPays(Pacer pacer, long start) {
+        long now = start;
         List<Admission> open = new ArrayList<>();
-        // Run until the window alone is full: from then on every call is the bank's.
         while (open.size() < 70) {
             Decision decision = pacer.decide(List.of(call()), now);
             if (decision instanceof Decision.Admit admit) {
@@ -86,20 +148,11 @@ class BankedCapacityTest {
                 now = ((Decision.WaitUntil) decision).atMillis();
             }
         }
-        Admission banked = open.get(open.size() - 1);
-        Admission alsoBanked = open.get(open.size() - 2);
-        for (Admission admission : open.subList(0, open.size() - 2)) {
+        assertThat(open.get(69).banked()).as("the last is the bank's").isTrue();
+        for (Admission admission : open.subList(0, 68)) {
             pacer.settle(admission, TokenUsage.of(10_000, 0), now);
         }
-
-        pacer.throttled(banked, now);
-        pacer.throttled(alsoBanked, now + 10);
-
-        // The window now counts the bank's calls: nothing more until the oldest leave it.
-        Decision next = pacer.decide(List.of(call()), now + 20);
-        assertThat(next).isInstanceOf(Decision.WaitUntil.class);
-        assertThat(((Decision.WaitUntil) next).atMillis()).isGreaterThanOrEqualTo(60_000);
-        assertThat(pacer.snapshot(now + 20).target()).as("the bank answered it, not the target").isEqualTo(1.0);
+        return open;
     }
 
     @Test
@@ -110,7 +163,7 @@ class BankedCapacityTest {
         long now = 0;
         for (int episode = 0; episode < 5; episode++) {
             bank.maybeStart(budgets, 1.0, now);
-            bank.throttled(true, now, now);
+            bank.throttled(true, true, now, now);
             shares.add(bank.share());
             now += 200_000;
         }
@@ -120,14 +173,37 @@ class BankedCapacityTest {
 
     @Test
     void aSuccessorMidEpisodeKeepsTheCreditAndWhatTheBankHasLeft() {
-        Pacer predecessor = Pacer.create(QUOTA, HEADROOM);
-        List<Long> first = drain(predecessor, 0, 30_000);
-        Pacer successor = Pacer.resume(QUOTA, HEADROOM, predecessor.export(30_000), 30_000);
+        long handoff = ROOM_AT + 30_000;
+        long until = ROOM_AT + 60_000;
 
-        List<Long> rest = drain(successor, 30_000, 60_000);
+        List<Long> banking = handedOff(HEADROOM, handoff, until);
+        List<Long> strict = handedOff(HEADROOM.toBuilder().headroom(false).build(), handoff, until);
 
-        assertThat(first.size() + rest.size()).as("as one pacer would: the window's 60 and the bank's 60")
-                .isBetween(119, 120);
+        assertThat(countBefore(banking, ROOM_AT)).as("before the budget's room, as the strict bound")
+                .isEqualTo(countBefore(strict, ROOM_AT));
+        assertThat(banking.size() - strict.size()).as("the bank's minute, in both drainers").isBetween(59, 60);
+    }
+
+    @Test
+    void aSuccessorOfAnArmedBankWaitsForTheBudgetAndThenSpendsIt() {
+        long handoff = 50_000;
+        long until = ROOM_AT + 60_000;
+
+        List<Long> banking = handedOff(HEADROOM, handoff, until);
+        List<Long> strict = handedOff(HEADROOM.toBuilder().headroom(false).build(), handoff, until);
+
+        assertThat(countBefore(banking, ROOM_AT)).as("before the budget's room, as the strict bound")
+                .isEqualTo(countBefore(strict, ROOM_AT));
+        assertThat(banking.size() - strict.size()).as("then about the bank's minute (its 60 s from the first call), armed before the handoff").isBetween(55, 60);
+    }
+
+    /** Admission times over {@code [0, until)}, a successor taking over at {@code handoff}. */
+    private List<Long> handedOff(PacerSettings settings, long handoff, long until) {
+        Pacer predecessor = Pacer.create(QUOTA, settings);
+        List<Long> times = new ArrayList<>(drain(predecessor, 0, handoff));
+        Pacer successor = Pacer.resume(QUOTA, settings, predecessor.export(handoff), handoff);
+        times.addAll(drain(successor, handoff, until));
+        return times;
     }
 
     @Test
@@ -135,7 +211,7 @@ class BankedCapacityTest {
         BankedCapacity bank = new BankedCapacity(HEADROOM);
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
         bank.maybeStart(budgets, 1.0, 0);
-        bank.throttled(true, 0, 0);
+        bank.throttled(true, true, 0, 0);
         PacerState.BankState state = bank.export(budgets, new BunchingGuard(), 1_000);
 
         BankedCapacity successor = new BankedCapacity(HEADROOM);
