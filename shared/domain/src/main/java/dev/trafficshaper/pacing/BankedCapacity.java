@@ -21,13 +21,15 @@ import java.util.Map;
  *
  * <pre>
  *   armed:   at a decision with nothing charged in the last 60 s, if b > 0:
- *            bank = b × target × quota per dimension
- *   spends:  only while headroom's budget has room for one more throttle (its probe's extra calls
- *            stay within 1% of the last 10 minutes' calls: a burst of fewer than 100 calls never
- *            probes), for 60 s from its first call or until spent; armed, it waits for that room
- *   a call the window would hold back goes on the bank if it fits what is left, spaced by its
- *            reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump)
- *   window limit while trusted = target × quota + bank charges still in the window
+ *            bank = b × target × quota per dimension, until spent, withdrawn or armed afresh
+ *   a call the spacing or the window would hold back goes on the bank if it fits what is left,
+ *            spaced by its reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump):
+ *       while the window itself has room for it: at once (a quicker start into an empty window,
+ *            which no meter refuses, since the window still holds every charge)
+ *       beyond the window (the credit): only while headroom's budget has room for one more throttle
+ *            (its probe's extra calls stay within 1% of the last 10 minutes' calls: a burst of fewer
+ *            than 100 calls never probes)
+ *   window limit while trusted and the budget has room = target × quota + bank charges in the window
  *   on a throttle the window would not have taken without the credit:
  *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank);
  *            the throttle is booked against headroom's budget (the target answers it if no room)
@@ -35,18 +37,20 @@ import java.util.Map;
  * </pre>
  *
  * Waiting for the budget costs a token bucket little: a pacer spending at most the quota per
- * minute keeps the bucket full while it waits, so the bank is there when the room comes, and a
- * burst drains the same minute sooner whether the bank goes at its start or 100 calls in.
+ * minute keeps the bucket as full as the bank says while it waits, so the credit is there when the
+ * room comes, and a burst drains the same minute sooner whether it goes at its start or 100 calls in.
  *
- * Load states: <b>idle</b> (no episode); <b>armed</b> (a bank waiting for the budget's room or for
- * the window to hold a call back); <b>banking</b> (spending, within 60 s of its first call);
- * <b>spent</b> (used up, withdrawn or past its 60 s, running on the window alone).
+ * Load states: <b>idle</b> (no episode); <b>armed</b> (a bank not yet used up, quickening the start
+ * and waiting for the budget's room to credit the window); <b>spent</b> (used up or withdrawn,
+ * running on the window alone).
  */
 final class BankedCapacity {
 
     static final long EPISODE_MILLIS = 60_000;
     static final double RATE_MULTIPLE = 1.0;
     static final double GIVE_UP_BELOW = 1.0 / 8;
+    /** Throttles the budget must have room for before the credit is spent: the probe's and a follower's. */
+    static final int PROBE_ROOM = 2;
 
     private final boolean enabled;
     private int withdrawals;
@@ -68,7 +72,7 @@ final class BankedCapacity {
         Map<QuotaDimension, Long> left = new EnumMap<>(QuotaDimension.class);
         Map<QuotaDimension, List<PacerState.WindowCharge>> credits =
                 new EnumMap<>(QuotaDimension.class);
-        boolean open = episodeOpen(nowMillis) && remaining != null;
+        boolean open = episodeOpen();
         for (int i = 0; i < budgets.length; i++) {
             if (open) {
                 left.put(budgets[i].dimension(), remaining[i]);
@@ -133,7 +137,7 @@ final class BankedCapacity {
 
     /** Arms the bank if the window has been empty for a minute and the meter may bank. */
     void maybeStart(DimensionBudget[] budgets, double target, long nowMillis) {
-        if (share == 0.0 || episodeOpen(nowMillis)) {
+        if (share == 0.0) {
             return;
         }
         for (DimensionBudget budget : budgets) {
@@ -148,14 +152,16 @@ final class BankedCapacity {
         spendingSince = Long.MIN_VALUE;
         tatMicros = Long.MIN_VALUE;
         trusted = true;
+
     }
 
     /**
      * When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot: it is not
-     * armed, cannot cover them, or headroom's budget has no room for the throttle it may cost.
+     * armed, cannot cover them, or may not ({@code mayPay} false: the call needs the credit and
+     * headroom's budget has no room for the throttle it may cost).
      */
-    long slotFor(long[] amounts, boolean budgetHasRoom, long nowMillis) {
-        if (!budgetHasRoom || !episodeOpen(nowMillis) || remaining == null) {
+    long slotFor(long[] amounts, boolean mayPay, long nowMillis) {
+        if (!mayPay || remaining == null) {
             return Long.MAX_VALUE;
         }
         for (int i = 0; i < amounts.length; i++) {
@@ -164,8 +170,7 @@ final class BankedCapacity {
             }
         }
         long slot = tatMicros == Long.MIN_VALUE ? nowMillis : Math.floorDiv(tatMicros + 999, 1_000);
-        long end = spendingSince == Long.MIN_VALUE ? Long.MAX_VALUE : spendingSince + EPISODE_MILLIS;
-        return slot < end ? Math.max(nowMillis, slot) : Long.MAX_VALUE;
+        return Math.max(nowMillis, slot);
     }
 
     /** The bank pays for a call of {@code amounts} (normalised {@code cost}) now. */
@@ -209,8 +214,8 @@ final class BankedCapacity {
         return budgetHasRoom;
     }
 
-    /** Armed or spending: a bank that is not used up, withdrawn, or 60 s past its first call. */
-    private boolean episodeOpen(long nowMillis) {
-        return remaining != null && (spendingSince == Long.MIN_VALUE || nowMillis - spendingSince < EPISODE_MILLIS);
+    /** Armed: a bank that is not withdrawn (it may be used up). */
+    private boolean episodeOpen() {
+        return remaining != null;
     }
 }

@@ -166,6 +166,11 @@ final class Headroom {
         return enabled && budgetHasRoom(nowMillis);
     }
 
+    /** Whether {@code throttles} more extra calls fit the budget now. Always false while switched off. */
+    boolean hasRoomFor(int more, long nowMillis) {
+        return enabled && budgetHasRoom(nowMillis) && this.throttles.size() + more <= BUDGET_SHARE * callsInWindow(nowMillis);
+    }
+
     /**
      * Books a throttle another of headroom's learners took (the bank's probe) against the budget,
      * after {@link #hasRoomForThrottle} said there was room: it counts as the probe's throttles do,
@@ -173,6 +178,11 @@ final class Headroom {
      */
     void bookThrottle(long nowMillis) {
         throttles.addLast(nowMillis);
+        if (!budgetHasRoom(nowMillis)) {
+            forgiveness = 0; // as after a probe throttle that leaves no room: strict until there is
+            lift = 0;
+            lastChangeAt = nowMillis;
+        }
     }
 
     void restore(double learntForgiveness, double learntLift) {
@@ -249,6 +259,10 @@ final class Headroom {
         while (!throttles.isEmpty() && throttles.peekFirst() <= nowMillis - BUDGET_WINDOW_MILLIS) {
             throttles.pollFirst();
         }
+        return throttles.size() + 1 <= BUDGET_SHARE * callsInWindow(nowMillis);
+    }
+
+    private long callsInWindow(long nowMillis) {
         long calls = 0;
         long oldest = Math.floorDiv(nowMillis - BUDGET_WINDOW_MILLIS, BUCKET_MILLIS) * BUCKET_MILLIS;
         for (int i = 0; i < BUCKETS; i++) {
@@ -256,7 +270,7 @@ final class Headroom {
                 calls += admissions[i];
             }
         }
-        return throttles.size() + 1 <= BUDGET_SHARE * calls;
+        return calls;
     }
 
     private static int bucketIndex(long nowMillis) {

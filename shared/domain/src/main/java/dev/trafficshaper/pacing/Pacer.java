@@ -202,21 +202,24 @@ public final class Pacer {
         double target = target(nowMillis);
         double forgiveness = headroom.forgiveness();
         bank.maybeStart(budgets, target, nowMillis);
-        boolean credited = bank.trusted();
+        boolean budgetHasRoom = headroom.hasRoomFor(BankedCapacity.PROBE_ROOM, nowMillis);
+        boolean credited = bank.trusted() && budgetHasRoom; // the credit is a probe: only within the budget
         long start = nowMillis;
         boolean windowBinds = false;
+        boolean windowFits = true;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
             long fit = budget.windowFit(amount, target, forgiveness, credited, nowMillis);
             start = Math.max(start, Math.max(slot, fit));
             windowBinds |= fit > nowMillis && fit >= slot;
+            windowFits &= fit <= nowMillis;
         }
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
-            long banked = Math.max(guard,
-                    bank.slotFor(amounts(charge), headroom.hasRoomForThrottle(nowMillis), nowMillis));
+            // Without room for a throttle the bank only quickens the spacing while the window has room.
+            long banked = Math.max(guard, bank.slotFor(amounts(charge), budgetHasRoom || windowFits, nowMillis));
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
@@ -249,9 +252,11 @@ public final class Pacer {
      */
     public void throttled(Admission admission, long nowMillis) {
         release(admission, nowMillis);
-        boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
+        boolean budgetHasRoom = headroom.hasRoomForThrottle(nowMillis);
+        boolean neededCredit = bank.trusted() && budgetHasRoom // without room the window had no credit
+                && windowHasRoom(admission.reservation(), true, nowMillis)
                 && !windowHasRoom(admission.reservation(), false, nowMillis);
-        if (bank.throttled(neededCredit, headroom.hasRoomForThrottle(nowMillis), admission.admittedAtMillis(), nowMillis)) {
+        if (bank.throttled(neededCredit, budgetHasRoom, admission.admittedAtMillis(), nowMillis)) {
             headroom.bookThrottle(nowMillis);
             return;
         }

@@ -41,29 +41,63 @@ class BankedCapacityTest {
         return times;
     }
 
+    /** The most calls in any 60 s window that starts before {@code until}. */
+    private static long mostInAnyMinuteBefore(List<Long> times, long until) {
+        long most = 0;
+        for (long start : times) {
+            if (start < until) {
+                most = Math.max(most, times.stream().filter(t -> t >= start && t < start + 60_000).count());
+            }
+        }
+        return most;
+    }
+
+    /** Admits {@code calls} from a full queue from time 0, each settling as reserved at once. */
+    private void drainCalls(Pacer pacer, int calls) {
+        long now = 0;
+        int admitted = 0;
+        while (admitted < calls) {
+            Decision decision = pacer.decide(List.of(call()), now);
+            if (decision instanceof Decision.Admit admit) {
+                admitted++;
+                pacer.settle(admit.admission(), TokenUsage.of(10_000, 0), now);
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+    }
+
     private static long countBefore(List<Long> times, long until) {
         return times.stream().filter(t -> t < until).count();
     }
 
     @Test
-    void afterAMinuteWithNothingChargedABurstSpendsTheBankOnTopOfTheWindowOnceTheBudgetHasRoomAndNoFaster() {
+    void afterAMinuteWithNothingChargedTheBankQuickensTheStartWithinTheWindowUntilTheBudgetHasRoom() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
 
-        List<Long> times = drain(pacer, 0, 240_000);
+        List<Long> times = drain(pacer, 0, 300_000);
 
-        assertThat(countBefore(times, ROOM_AT)).as("the window's even calls until the 100th: no room for a throttle")
-                .isEqualTo(99);
-        assertThat(countBefore(times, ROOM_AT + 60_000) - 99).as("then a minute of the window's 60 and the bank's 60")
-                .isEqualTo(120);
+        assertThat(countBefore(times, 30_000)).as("the empty window, at twice the even rate").isEqualTo(60);
+        assertThat(mostInAnyMinuteBefore(times, Long.MAX_VALUE))
+                .as("no credit before 200 calls leave the budget room for the probe and a follower").isLessThanOrEqualTo(60);
         for (int i = 2; i < times.size(); i++) {
             assertThat(times.get(i) - times.get(i - 2)).as("two calls at most per second").isGreaterThanOrEqualTo(999);
         }
-        assertThat(countBefore(times, ROOM_AT + 120_000) - countBefore(times, ROOM_AT + 60_000))
-                .as("the minute after: the window alone").isBetween(59L, 61L);
     }
 
     @Test
-    void aBurstTooSmallForTheBudgetNeverSpendsTheBank() {
+    void onceTheBudgetHasRoomABurstAfterAMinuteWithNothingChargedSpendsTheBankBeyondTheWindow() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+        drain(pacer, 0, 300_000); // 300 calls in the budget's 10 minutes
+
+        List<Long> burst = drain(pacer, 400_000, 520_000);
+
+        assertThat(countBefore(burst, 460_000)).as("the window's 60 and the bank's 60").isBetween(119L, 120L);
+        assertThat(burst.size() - countBefore(burst, 460_000)).as("then the window alone").isBetween(59L, 61L);
+    }
+
+    @Test
+    void aBurstTooSmallForTheBudgetStartsQuickerButNeverPassesTheWindow() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
         List<Candidate> queue = new ArrayList<>();
         for (int i = 0; i < 80; i++) {
@@ -82,9 +116,9 @@ class BankedCapacityTest {
             }
         }
 
-        for (int i = 0; i < times.size(); i++) {
-            assertThat(times.get(i)).as("call %d at the even rate", i).isEqualTo(i * 1_000L);
-        }
+        assertThat(mostInAnyMinuteBefore(times, Long.MAX_VALUE)).as("every minute within the window: no meter refuses")
+                .isLessThanOrEqualTo(60);
+        assertThat(times.get(79)).as("sooner than the even rate's 79 s").isLessThan(79_000);
     }
 
     @Test
@@ -125,18 +159,23 @@ class BankedCapacityTest {
     @Test
     void aBankThrottleTheBudgetHasNoRoomForIsTheTargetsToAnswer() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
-        drain(pacer, 0, ROOM_AT); // 99 calls: with the next 70, room for one throttle
-        long start = 200_000;
+        drainCalls(pacer, 190); // with the next 70, room for two throttles (the probe's and a follower's)
+        long start = 400_000; // a minute after the window emptied: the bank is armed again
         List<Admission> open = openUntilTheBankPays(pacer, start);
         long now = open.get(open.size() - 1).admittedAtMillis();
 
         pacer.throttled(open.get(open.size() - 1), now);
-        assertThat(pacer.snapshot(now).target()).as("the first: the bank's, within the budget").isEqualTo(1.0);
         pacer.throttled(open.get(open.size() - 2), now + 10);
-        assertThat(pacer.snapshot(now + 10).target()).as("the second: no room left, the target's").isLessThan(1.0);
+        assertThat(pacer.snapshot(now + 10).target()).as("the probe and a follower: the bank's, within the budget")
+                .isEqualTo(1.0);
+        pacer.throttled(open.get(open.size() - 3), now + 20);
+        assertThat(pacer.snapshot(now + 20).target()).as("a third: no room left, the target's").isLessThan(1.0);
     }
 
-    /** From {@code start}, 70 calls left open: the window holds 60 of them, the bank pays for the rest. */
+    /**
+     * From {@code start}, 70 calls left open (the window holds 60 of them, the bank pays for the
+     * rest); then all but the last three the bank paid for settle. Returns those three, oldest first.
+     */
     private List<Admission> openUntilTheBankPays(Pacer pacer, long start) {
         long now = start;
         List<Admission> open = new ArrayList<>();
@@ -148,11 +187,15 @@ class BankedCapacityTest {
                 now = ((Decision.WaitUntil) decision).atMillis();
             }
         }
-        assertThat(open.get(69).banked()).as("the last is the bank's").isTrue();
-        for (Admission admission : open.subList(0, 68)) {
-            pacer.settle(admission, TokenUsage.of(10_000, 0), now);
+        List<Admission> banked = new ArrayList<>(open.stream().filter(Admission::banked).toList());
+        List<Admission> kept = banked.subList(banked.size() - 3, banked.size());
+        assertThat(kept.get(2)).as("the last call is the bank's").isSameAs(open.get(69));
+        for (Admission admission : open) {
+            if (!kept.contains(admission)) {
+                pacer.settle(admission, TokenUsage.of(10_000, 0), now);
+            }
         }
-        return open;
+        return kept;
     }
 
     @Test
@@ -173,38 +216,26 @@ class BankedCapacityTest {
 
     @Test
     void aSuccessorMidEpisodeKeepsTheCreditAndWhatTheBankHasLeft() {
-        long handoff = ROOM_AT + 30_000;
-        long until = ROOM_AT + 60_000;
+        long handoff = 430_000;
+        long until = 520_000;
+        int onePacer = drain(warmedUp(HEADROOM), 400_000, until).size();
 
-        List<Long> banking = handedOff(HEADROOM, handoff, until);
-        List<Long> strict = handedOff(HEADROOM.toBuilder().headroom(false).build(), handoff, until);
-
-        assertThat(countBefore(banking, ROOM_AT)).as("before the budget's room, as the strict bound")
-                .isEqualTo(countBefore(strict, ROOM_AT));
-        assertThat(banking.size() - strict.size()).as("the bank's minute, in both drainers").isBetween(59, 60);
-    }
-
-    @Test
-    void aSuccessorOfAnArmedBankWaitsForTheBudgetAndThenSpendsIt() {
-        long handoff = 50_000;
-        long until = ROOM_AT + 60_000;
-
-        List<Long> banking = handedOff(HEADROOM, handoff, until);
-        List<Long> strict = handedOff(HEADROOM.toBuilder().headroom(false).build(), handoff, until);
-
-        assertThat(countBefore(banking, ROOM_AT)).as("before the budget's room, as the strict bound")
-                .isEqualTo(countBefore(strict, ROOM_AT));
-        assertThat(banking.size() - strict.size()).as("then about the bank's minute (its 60 s from the first call), armed before the handoff").isBetween(55, 60);
-    }
-
-    /** Admission times over {@code [0, until)}, a successor taking over at {@code handoff}. */
-    private List<Long> handedOff(PacerSettings settings, long handoff, long until) {
-        Pacer predecessor = Pacer.create(QUOTA, settings);
-        List<Long> times = new ArrayList<>(drain(predecessor, 0, handoff));
-        Pacer successor = Pacer.resume(QUOTA, settings, predecessor.export(handoff), handoff);
+        Pacer predecessor = warmedUp(HEADROOM);
+        List<Long> times = new ArrayList<>(drain(predecessor, 400_000, handoff));
+        Pacer successor = Pacer.resume(QUOTA, HEADROOM, predecessor.export(handoff), handoff);
         times.addAll(drain(successor, handoff, until));
-        return times;
+
+        assertThat(onePacer).as("the window's 60 a minute and the bank's 60").isBetween(179, 181);
+        assertThat(times.size()).as("as one pacer would").isBetween(onePacer - 6, onePacer);
     }
+
+    /** 300 calls over five minutes, then nothing: room in the budget, and the window empty by 360 s. */
+    private Pacer warmedUp(PacerSettings settings) {
+        Pacer pacer = Pacer.create(QUOTA, settings);
+        drain(pacer, 0, 300_000);
+        return pacer;
+    }
+
 
     @Test
     void whatTheBankLearntSurvivesAHandoff() {
