@@ -173,9 +173,17 @@ final class Headroom {
         return true;
     }
 
-    /** Whether the budget has room for one more probe throttle (another learner's: {@link RefundingBucket}). */
+    /**
+     * Whether one more extra call fits the budget now: what {@link BankedCapacity} and
+     * {@link RefundingBucket} ask before they spend. Always false while switched off.
+     */
     boolean budgetAllows(long nowMillis) {
         return enabled && budgetHasRoom(nowMillis);
+    }
+
+    /** Whether {@code more} extra calls fit the budget now. Always false while switched off. */
+    boolean hasRoomFor(int more, long nowMillis) {
+        return enabled && budgetHasRoom(nowMillis) && throttles.size() + more <= BUDGET_SHARE * callsInWindow(nowMillis);
     }
 
     /** Whether the budget's 10 minutes hold no probe throttle, this pacer's or a predecessor's. */
@@ -185,12 +193,20 @@ final class Headroom {
     }
 
     /**
-     * Books a throttle another learner's probe took ({@link RefundingBucket}) in the budget, leaving
-     * the forgiveness and lift alone; that learner counts it.
+     * Books a throttle another of headroom's learners took (the bank's or the refunding bucket's
+     * probe) against the budget, after {@link #budgetAllows} said there was room: it counts as the
+     * probe's throttles do, in the budget and across a handoff; that learner counts it. It leaves
+     * forgiveness, lift and the step alone, unless it leaves the budget without room: then, as
+     * after a probe throttle that does, they fall to the strict bound until there is room again.
      */
-    void bookProbeThrottle(long nowMillis) {
+    void bookThrottle(long nowMillis) {
         if (enabled) {
             throttles.addLast(nowMillis);
+            if (!budgetHasRoom(nowMillis)) {
+                forgiveness = 0;
+                lift = 0;
+                lastChangeAt = nowMillis;
+            }
         }
     }
 
@@ -268,6 +284,10 @@ final class Headroom {
         while (!throttles.isEmpty() && throttles.peekFirst() <= nowMillis - BUDGET_WINDOW_MILLIS) {
             throttles.pollFirst();
         }
+        return throttles.size() + 1 <= BUDGET_SHARE * callsInWindow(nowMillis);
+    }
+
+    private long callsInWindow(long nowMillis) {
         long calls = 0;
         long oldest = Math.floorDiv(nowMillis - BUDGET_WINDOW_MILLIS, BUCKET_MILLIS) * BUCKET_MILLIS;
         for (int i = 0; i < BUCKETS; i++) {
@@ -275,7 +295,7 @@ final class Headroom {
                 calls += admissions[i];
             }
         }
-        return throttles.size() + 1 <= BUDGET_SHARE * calls;
+        return calls;
     }
 
     private static int bucketIndex(long nowMillis) {

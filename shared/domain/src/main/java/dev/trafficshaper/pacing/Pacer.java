@@ -323,10 +323,12 @@ public final class Pacer {
         if (windowsEmpty(nowMillis)) {
             bucket.idleMinute(target, nowMillis);
         }
-        boolean credited = bank.trusted();
+        boolean budgetHasRoom = headroom.hasRoomFor(BankedCapacity.PROBE_ROOM, nowMillis);
+        boolean credited = bank.trusted() && budgetHasRoom; // the credit is a probe: only within the budget
         long start = nowMillis;
         long spacing = nowMillis;
         boolean windowBinds = false;
+        boolean windowFits = true;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
@@ -334,11 +336,13 @@ public final class Pacer {
             start = Math.max(start, Math.max(slot, fit));
             spacing = Math.max(spacing, slot);
             windowBinds |= fit > nowMillis && fit >= slot;
+            windowFits &= fit <= nowMillis;
         }
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
-            long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
+            // Without room for a throttle the bank only quickens the spacing while the window has room.
+            long banked = Math.max(guard, bank.slotFor(amounts(charge), budgetHasRoom || windowFits, nowMillis));
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
@@ -384,15 +388,18 @@ public final class Pacer {
      * took ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
-        boolean modelPaid = bucket.throttled(admission, nowMillis);
+        boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), nowMillis);
         release(admission, nowMillis);
         if (modelPaid) {
-            headroom.bookProbeThrottle(nowMillis);
+            headroom.bookThrottle(nowMillis);
             return;
         }
-        boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
+        boolean budgetHasRoom = headroom.budgetAllows(nowMillis);
+        boolean neededCredit = bank.trusted() && budgetHasRoom // without room the window had no credit
+                && windowHasRoom(admission.reservation(), true, nowMillis)
                 && !windowHasRoom(admission.reservation(), false, nowMillis);
-        if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
+        if (bank.throttled(neededCredit, budgetHasRoom, admission.admittedAtMillis(), nowMillis)) {
+            headroom.bookThrottle(nowMillis);
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
@@ -434,6 +441,11 @@ public final class Pacer {
             }
         }
         return true;
+    }
+
+    /** Throttles headroom took as extra calls within its budget: its probe's, the bank's and the refunding bucket's. */
+    long budgetedThrottles() {
+        return headroom.probeThrottles() + bank.throttles() + bucket.throttles();
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */

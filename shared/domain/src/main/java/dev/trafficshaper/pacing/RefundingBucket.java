@@ -162,13 +162,16 @@ final class RefundingBucket {
 
     /**
      * Bedrock throttled {@code admission} (already refunded). Returns whether the model takes the
-     * blame: it paid for the call. It then stops paying until its wait is over.
+     * blame: it paid for the call, and headroom's budget has room for the throttle (without room it
+     * is the target's to answer, uncounted here). Either way it then stops paying until its wait is over.
      */
-    boolean throttled(Admission admission, long nowMillis) {
+    boolean throttled(Admission admission, boolean budgetHasRoom, long nowMillis) {
         if (!paid.remove(admission)) {
             return false;
         }
-        throttles++;
+        if (budgetHasRoom) {
+            throttles++;
+        }
         if (trusted) {
             trusted = false;
             if (withdrawnAt != Long.MIN_VALUE) {
@@ -177,7 +180,7 @@ final class RefundingBucket {
             withdrawnAt = nowMillis;
             withdrawals++;
         }
-        return true;
+        return budgetHasRoom;
     }
 
     /** The admission ended without a throttle: nothing to answer for. */

@@ -1,0 +1,111 @@
+package dev.trafficshaper.pacing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * The budget of extra calls holds for the whole pacer, not only for {@link Headroom} alone: over
+ * random bursts separated by idle minutes (so the bank is armed again and again), against a meter
+ * that throttles a random share of the calls, with handoffs at random points, every throttle the
+ * pacer takes as an extra call (the probe's or the bank's, see {@link Pacer#budgetedThrottles})
+ * finds, in the 10 minutes up to and including it, at most {@value Headroom#BUDGET_SHARE} of the
+ * calls admitted in them as such throttles. The rest are the target's to answer.
+ */
+class PacerBudgetPropertiesTest {
+
+    private static final Quota QUOTA = Quota.tokensPerMinute(600_000);
+    private static final PacerSettings ON = PacerSettings.builder().targetUtilization(0.95).slowStartMillis(0).build();
+
+    record Burst(long idleMillis, int calls) {
+    }
+
+    record Run(List<Burst> bursts, double throttleShare, long seed, int handoffEvery) {
+    }
+
+    private record Open(long atMillis, Admission admission, boolean throttled) {
+    }
+
+    @Property(tries = 60)
+    void extraCallsNeverExceedTheBudgetOfTheTenMinutesBeforeThem(@ForAll("runs") Run run) {
+        Random random = new Random(run.seed());
+        Pacer pacer = Pacer.create(QUOTA, ON);
+        long budgetedBefore = 0;
+        List<Long> admissions = new ArrayList<>();
+        List<Long> budgeted = new ArrayList<>();
+        PriorityQueue<Open> open = new PriorityQueue<>(Comparator.comparingLong(Open::atMillis));
+        List<Candidate> queue = new ArrayList<>();
+        int sequence = 0;
+        long now = 0;
+        for (Burst burst : run.bursts()) {
+            now += burst.idleMillis();
+            for (int i = 0; i < burst.calls(); i++) {
+                queue.add(new Candidate("r" + sequence++, Lane.BULK, "t", TokenUsage.of(4_000, 1_000), now, Long.MAX_VALUE));
+            }
+            while (!queue.isEmpty() || !open.isEmpty()) {
+                Decision decision = queue.isEmpty() ? new Decision.Idle() : pacer.decide(List.of(queue.get(0)), now);
+                if (decision instanceof Decision.Admit admit) {
+                    queue.remove(0);
+                    admissions.add(now);
+                    boolean throttled = random.nextDouble() < run.throttleShare();
+                    open.add(new Open(now + (throttled ? 60 : 2_000 + random.nextInt(20_000)), admit.admission(), throttled));
+                    if (admissions.size() % run.handoffEvery() == 0) {
+                        budgetedBefore += pacer.budgetedThrottles();
+                        pacer = Pacer.resume(QUOTA, ON, pacer.export(now), now);
+                    }
+                    continue;
+                }
+                long wake = decision instanceof Decision.WaitUntil wait ? wait.atMillis() : Long.MAX_VALUE;
+                if (!open.isEmpty() && open.peek().atMillis() <= wake) {
+                    Open done = open.poll();
+                    now = Math.max(now, done.atMillis());
+                    long before = pacer.budgetedThrottles();
+                    if (done.throttled()) {
+                        pacer.throttled(done.admission(), now);
+                        queue.add(0, done.admission().candidate());
+                    } else {
+                        pacer.settle(done.admission(), TokenUsage.of(4_000, 300), now);
+                    }
+                    if (pacer.budgetedThrottles() > before) {
+                        budgeted.add(now);
+                        long calls = countSince(admissions, now - Headroom.BUDGET_WINDOW_MILLIS);
+                        long extra = countSince(budgeted, now - Headroom.BUDGET_WINDOW_MILLIS);
+                        assertThat(extra).as("extra calls in the 10 minutes to %d ms, against %d calls", now, calls)
+                                .isLessThanOrEqualTo((long) Math.floor(Headroom.BUDGET_SHARE * calls));
+                    }
+                } else {
+                    now = wake;
+                }
+            }
+        }
+        assertThat(budgetedBefore + pacer.budgetedThrottles()).isEqualTo(budgeted.size());
+    }
+
+    /** Exclusive of the start, as the budget's window is. */
+    private static long countSince(List<Long> times, long after) {
+        return times.stream().filter(t -> t > after).count();
+    }
+
+    @Provide
+    Arbitrary<Run> runs() {
+        Arbitrary<Burst> bursts = Combinators.combine(
+                Arbitraries.longs().between(0, 400_000), Arbitraries.integers().between(1, 400)).as(Burst::new);
+        return Combinators.combine(
+                bursts.list().ofMinSize(1).ofMaxSize(6),
+                Arbitraries.doubles().between(0.0, 0.3),
+                Arbitraries.longs(),
+                Arbitraries.integers().between(20, 2_000)).as(Run::new);
+    }
+}
