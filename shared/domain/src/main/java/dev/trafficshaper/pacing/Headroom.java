@@ -186,12 +186,6 @@ final class Headroom {
         return enabled && budgetHasRoom(nowMillis) && throttles.size() + more <= BUDGET_SHARE * callsInWindow(nowMillis);
     }
 
-    /** Whether the budget's 10 minutes hold no probe throttle, this pacer's or a predecessor's. */
-    boolean budgetUnspent(long nowMillis) {
-        budgetHasRoom(nowMillis);
-        return throttles.isEmpty();
-    }
-
     /**
      * Books a throttle another of headroom's learners took (the bank's or the refunding bucket's
      * probe) against the budget, after {@link #budgetAllows} said there was room: it counts as the

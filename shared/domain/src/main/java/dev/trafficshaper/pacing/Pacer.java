@@ -347,8 +347,7 @@ public final class Pacer {
                 return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
             long modelled = Long.MAX_VALUE;
-            if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), headroom.budgetUnspent(nowMillis),
-                    nowMillis)) {
+            if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), nowMillis)) {
                 modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
                 if (modelled <= nowMillis) {
                     Admission admission = admit(chosen, charge, target, nowMillis);

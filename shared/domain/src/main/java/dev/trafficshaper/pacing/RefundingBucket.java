@@ -82,16 +82,16 @@ final class RefundingBucket {
     /**
      * Whether the model may pay for calls now. {@code bankNeverWithdrawn}: the meter has not shown
      * that it banks nothing; {@code budgetAllows}: headroom's budget has room for one more probe
-     * throttle; {@code budgetUnspent}: its last 10 minutes hold none.
+     * throttle.
      */
-    boolean paying(boolean bankNeverWithdrawn, boolean budgetAllows, boolean budgetUnspent, long nowMillis) {
+    boolean paying(boolean bankNeverWithdrawn, boolean budgetAllows, long nowMillis) {
         if (!enabled || !bankNeverWithdrawn) {
             return false;
         }
         if (withdrawnAt == Long.MIN_VALUE) {
-            // never withdrawn here: a first probe is free unless the budget was spent lately (a
-            // successor of a pacer whose probes were throttled)
-            return budgetUnspent || budgetAllows;
+            // never withdrawn here: the first probe too waits for the budget's room, so that no
+            // 10 minutes hold more than 1% of their calls as extra calls
+            return budgetAllows;
         }
         if (!trusted && withdrawals < GIVE_UP_AFTER && nowMillis - withdrawnAt >= retrustMillis && budgetAllows) {
             trusted = true;

@@ -43,9 +43,11 @@ class RefundingBucketTest {
         assertThat(modelled).hasSize(400);
         assertTokenBucketNeverOverdrawn(modelled, QuotaDimension.OUTPUT_TOKENS, SPLIT.outputTpm());
         assertTokenBucketNeverOverdrawn(modelled, QuotaDimension.INPUT_TOKENS, SPLIT.inputTpm());
-        // the strict bound: 17.8 calls a minute, 22.5 minutes; the bucket's physical limit is under 8
+        // the strict bound: 17.8 calls a minute, 22.5 minutes; the bucket's physical limit is under 8;
+        // measured: 11.1 minutes
         assertThat(drainMillis(strict)).isGreaterThan(22 * 60_000L);
-        assertThat(drainMillis(modelled)).as("with the refunds spent as they come back").isLessThan(9 * 60_000L);
+        // the model pays once the first 100 calls (5.6 minutes) leave the budget room for its probe
+        assertThat(drainMillis(modelled)).as("with the refunds spent as they come back").isLessThan(12 * 60_000L);
     }
 
     /**
@@ -83,7 +85,7 @@ class RefundingBucketTest {
 
         bucket.idleMinute(0.95, 0);
 
-        assertThat(bucket.paying(true, true, true, 0)).isFalse();
+        assertThat(bucket.paying(true, true, 0)).isFalse();
         assertThat(bucket.fitAt(new long[] {1}, 0.95, 0)).as("nothing is modelled").isGreaterThan(0);
     }
 
@@ -118,25 +120,25 @@ class RefundingBucketTest {
         bucket.paidFor(first);
         bucket.paidFor(second);
 
-        assertThat(bucket.paying(true, true, true, 0)).isTrue();
+        assertThat(bucket.paying(true, true, 0)).isTrue();
         assertThat(bucket.throttled(unpaid, true, 0)).as("not the model's").isFalse();
         assertThat(bucket.throttled(first, true, 1_000)).isTrue();
-        assertThat(bucket.paying(true, true, true, 60_999)).isFalse();
+        assertThat(bucket.paying(true, true, 60_999)).isFalse();
         assertThat(bucket.throttled(second, true, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
-        assertThat(bucket.paying(true, true, true, 61_000)).isTrue();
+        assertThat(bucket.paying(true, true, 61_000)).isTrue();
 
         Admission third = admission("d");
         bucket.paidFor(third);
         assertThat(bucket.throttled(third, true, 100_000)).isTrue();
-        assertThat(bucket.paying(true, false, false, 220_000)).as("no room in the budget").isFalse();
-        assertThat(bucket.paying(true, true, true, 219_999)).isFalse();
-        assertThat(bucket.paying(true, true, true, 220_000)).isTrue();
+        assertThat(bucket.paying(true, false, 220_000)).as("no room in the budget").isFalse();
+        assertThat(bucket.paying(true, true, 219_999)).isFalse();
+        assertThat(bucket.paying(true, true, 220_000)).isTrue();
         assertThat(bucket.throttles()).isEqualTo(3);
 
         Admission fourth = admission("e");
         bucket.paidFor(fourth);
         assertThat(bucket.throttled(fourth, true, 230_000)).isTrue();
-        assertThat(bucket.paying(true, true, true, 230_000 + 3_600_000)).as("a third withdrawal: no bucket").isFalse();
+        assertThat(bucket.paying(true, true, 230_000 + 3_600_000)).as("a third withdrawal: no bucket").isFalse();
     }
 
     @Test
@@ -147,23 +149,22 @@ class RefundingBucketTest {
 
         assertThat(bucket.throttled(paid, false, 1_000)).as("no room: not counted as the probe's").isFalse();
         assertThat(bucket.throttles()).isZero();
-        assertThat(bucket.paying(true, true, true, 1_000)).as("withdrawn all the same").isFalse();
+        assertThat(bucket.paying(true, true, 1_000)).as("withdrawn all the same").isFalse();
     }
 
     @Test
-    void aFirstProbeWaitsForTheBudgetWhereItsLastTenMinutesHoldAThrottle() {
+    void aFirstProbeWaitsForRoomInTheBudget() {
         RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
 
-        assertThat(bucket.paying(true, false, false, 0)).isFalse();
-        assertThat(bucket.paying(true, true, false, 0)).isTrue();
-        assertThat(bucket.paying(true, false, true, 0)).isTrue();
+        assertThat(bucket.paying(true, false, 0)).as("no room: not even a first probe").isFalse();
+        assertThat(bucket.paying(true, true, 0)).isTrue();
     }
 
     @Test
     void aMeterThatWithdrewTheBankIsNoBucket() {
         RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
 
-        assertThat(bucket.paying(false, true, true, 0)).isFalse();
+        assertThat(bucket.paying(false, true, 0)).isFalse();
     }
 
     private static DimensionBudget[] budgets() {
