@@ -61,6 +61,7 @@ final class BankedCapacity {
     private boolean trusted;
     private long withdrawnAt = Long.MIN_VALUE;
     private long throttles;
+    private final java.util.Set<Admission> onCredit = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     BankedCapacity(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -189,12 +190,15 @@ final class BankedCapacity {
     /**
      * Bedrock throttled a call. Returns whether the bank takes the blame: the window would not have
      * taken the call without the bank's credit (the bank then withdraws its credit and halves what
-     * it trusts), or it was sent on the credit before that. The caller books it against headroom's
-     * budget; {@code budgetHasRoom} false (no room left for it) leaves it to the target, uncounted here.
+     * it trusts), or the bank sent it beyond the window on the credit before that. The caller books
+     * it against headroom's budget: the credit is spent only within the budget, so the answer
+     * counts there however it left the budget.
      */
-    boolean throttled(boolean neededCredit, boolean budgetHasRoom, long admittedAtMillis, long nowMillis) {
-        if (withdrawnAt != Long.MIN_VALUE && admittedAtMillis <= withdrawnAt && nowMillis - withdrawnAt < EPISODE_MILLIS) {
-            return countIf(budgetHasRoom); // sent on the credit before it was withdrawn: the same answer, already acted on
+    boolean throttled(boolean neededCredit, Admission admission, long nowMillis) {
+        boolean sentOnCredit = onCredit.remove(admission);
+        if (withdrawnAt != Long.MIN_VALUE && admission.admittedAtMillis() <= withdrawnAt
+                && nowMillis - withdrawnAt < EPISODE_MILLIS) {
+            return countIf(sentOnCredit); // sent on the credit before it was withdrawn: the same answer, already acted on
         }
         if (!trusted || !neededCredit) {
             return false;
@@ -204,14 +208,27 @@ final class BankedCapacity {
         withdrawnAt = nowMillis;
         withdrawals++;
         share = shareAfter(withdrawals);
-        return countIf(budgetHasRoom);
+        return countIf(true);
     }
 
-    private boolean countIf(boolean budgetHasRoom) {
-        if (budgetHasRoom) {
+    /** Records a call the bank paid for; {@code onCredit}: beyond the window, a probe of the meter. */
+    Admission sent(Admission admission, boolean sentOnCredit) {
+        if (sentOnCredit) {
+            onCredit.add(admission);
+        }
+        return admission;
+    }
+
+    /** The call ended without a throttle. */
+    void answered(Admission admission) {
+        onCredit.remove(admission);
+    }
+
+    private boolean countIf(boolean blamed) {
+        if (blamed) {
             throttles++;
         }
-        return budgetHasRoom;
+        return blamed;
     }
 
     /** Armed: a bank that is not withdrawn (it may be used up). */

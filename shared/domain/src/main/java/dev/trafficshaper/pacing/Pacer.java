@@ -344,7 +344,8 @@ public final class Pacer {
             // Without room for a throttle the bank only quickens the spacing while the window has room.
             long banked = Math.max(guard, bank.slotFor(amounts(charge), budgetHasRoom || windowFits, nowMillis));
             if (banked <= nowMillis) {
-                return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
+                boolean onCredit = credited && !windowHasRoom(charge, false, nowMillis);
+                return new Decision.Admit(chosen, bank.sent(admitBanked(chosen, charge, target, nowMillis), onCredit));
             }
             long modelled = Long.MAX_VALUE;
             if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), nowMillis)) {
@@ -365,6 +366,7 @@ public final class Pacer {
 
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
+        bank.answered(admission);
         admission.close();
         bucket.ended(admission);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
@@ -387,7 +389,7 @@ public final class Pacer {
      * took ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
-        boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), nowMillis);
+        boolean modelPaid = bucket.throttled(admission, true, nowMillis); // sent within the budget: its to answer
         release(admission, nowMillis);
         if (modelPaid) {
             headroom.bookThrottle(nowMillis);
@@ -397,7 +399,7 @@ public final class Pacer {
         boolean neededCredit = bank.trusted() && budgetHasRoom // without room the window had no credit
                 && windowHasRoom(admission.reservation(), true, nowMillis)
                 && !windowHasRoom(admission.reservation(), false, nowMillis);
-        if (bank.throttled(neededCredit, budgetHasRoom, admission.admittedAtMillis(), nowMillis)) {
+        if (bank.throttled(neededCredit, admission, nowMillis)) {
             headroom.bookThrottle(nowMillis);
             return;
         }

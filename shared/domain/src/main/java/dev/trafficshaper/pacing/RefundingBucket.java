@@ -96,7 +96,7 @@ final class RefundingBucket {
         if (!trusted && withdrawals < GIVE_UP_AFTER && nowMillis - withdrawnAt >= retrustMillis && budgetAllows) {
             trusted = true;
         }
-        return trusted;
+        return trusted && budgetAllows; // it pays only within the budget, as its first probe did
     }
 
     /** When the level covers {@code amounts} on every dimension at share {@code share}, with nothing else charged. */

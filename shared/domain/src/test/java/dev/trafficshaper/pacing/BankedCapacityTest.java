@@ -67,6 +67,11 @@ class BankedCapacityTest {
         }
     }
 
+    private Admission admissionAt(long atMillis) {
+        return new Admission(call(), dev.trafficshaper.quota.Charge.NONE, 0.0, atMillis,
+                new SlidingWindowLedger.Entry[0], new long[0]);
+    }
+
     private static long countBefore(List<Long> times, long until) {
         return times.stream().filter(t -> t < until).count();
     }
@@ -157,7 +162,7 @@ class BankedCapacityTest {
     }
 
     @Test
-    void aBankThrottleTheBudgetHasNoRoomForIsTheTargetsToAnswer() {
+    void everyAnswerToACallSentOnTheCreditIsTheBanksAndOneWithinTheWindowTheTargets() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
         drainCalls(pacer, 190); // with the next 70, room for two throttles (the probe's and a follower's)
         long start = 400_000; // a minute after the window emptied: the bank is armed again
@@ -166,10 +171,14 @@ class BankedCapacityTest {
 
         pacer.throttled(open.get(open.size() - 1), now);
         pacer.throttled(open.get(open.size() - 2), now + 10);
-        assertThat(pacer.snapshot(now + 10).target()).as("the probe and a follower: the bank's, within the budget")
-                .isEqualTo(1.0);
         pacer.throttled(open.get(open.size() - 3), now + 20);
-        assertThat(pacer.snapshot(now + 20).target()).as("a third: no room left, the target's").isLessThan(1.0);
+
+        assertThat(pacer.snapshot(now + 20).target()).as("calls sent on the credit: the bank's answers").isEqualTo(1.0);
+        assertThat(pacer.budgetedThrottles()).as("booked against the budget, as sent within it").isEqualTo(3);
+        Admission inWindow = pacer.decide(List.of(call()), 600_000) instanceof Decision.Admit admit ? admit.admission() : null;
+        assertThat(inWindow).isNotNull();
+        pacer.throttled(inWindow, 600_010);
+        assertThat(pacer.snapshot(600_010).target()).as("a call within the window: the target's").isLessThan(1.0);
     }
 
     /**
@@ -206,7 +215,7 @@ class BankedCapacityTest {
         long now = 0;
         for (int episode = 0; episode < 5; episode++) {
             bank.maybeStart(budgets, 1.0, now);
-            bank.throttled(true, true, now, now);
+            bank.throttled(true, admissionAt(now), now);
             shares.add(bank.share());
             now += 200_000;
         }
@@ -242,7 +251,7 @@ class BankedCapacityTest {
         BankedCapacity bank = new BankedCapacity(HEADROOM);
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
         bank.maybeStart(budgets, 1.0, 0);
-        bank.throttled(true, true, 0, 0);
+        bank.throttled(true, admissionAt(0), 0);
         PacerState.BankState state = bank.export(budgets, new BunchingGuard(), 1_000);
 
         BankedCapacity successor = new BankedCapacity(HEADROOM);
