@@ -20,48 +20,34 @@ import java.util.Map;
  * age out, exactly as if it had spent the minute evenly, and loses nothing but the throttles.
  *
  * <pre>
- *   armed:   at a decision with nothing charged in the last 60 s, if b > 0:
- *            bank = b × target × quota per dimension, until spent, withdrawn or armed afresh
- *   a call the spacing or the window would hold back goes on the bank if it fits what is left,
- *            spaced by its reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump):
- *       while the window itself has room for it: at once (a quicker start into an empty window,
- *            which no meter refuses, since the window still holds every charge)
- *       beyond the window (the credit): only while headroom's budget has room for one more throttle
- *            (its probe's extra calls stay within 1% of the last 10 minutes' calls: a burst of fewer
- *            than 100 calls never probes)
- *   window limit while trusted and the budget has room = target × quota + bank charges in the window
+ *   episode: starts at a decision with nothing charged in the last 60 s, if b > 0:
+ *            bank = b × target × quota per dimension, for 60 s or until spent
+ *   a call the window would hold back goes on the bank if it fits what is left, spaced by its
+ *            reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump)
+ *   window limit while trusted = target × quota + bank charges still in the window
  *   on a throttle the window would not have taken without the credit:
- *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank);
- *            the throttle is booked against headroom's budget (the target answers it if no room)
+ *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank)
  *   b starts at 1 with headroom on, 0 with it off (the strict bound, bit for bit)
  * </pre>
  *
- * Waiting for the budget costs a token bucket little: a pacer spending at most the quota per
- * minute keeps the bucket as full as the bank says while it waits, so the credit is there when the
- * room comes, and a burst drains the same minute sooner whether it goes at its start or 100 calls in.
- *
- * Load states: <b>idle</b> (no episode); <b>armed</b> (a bank not yet used up, quickening the start
- * and waiting for the budget's room to credit the window); <b>spent</b> (used up or withdrawn,
- * running on the window alone).
+ * Load states: <b>idle</b> (no episode); <b>banking</b> (an episode with bank left);
+ * <b>spent</b> (an episode whose bank is used up or withdrawn, running on the window alone).
  */
 final class BankedCapacity {
 
     static final long EPISODE_MILLIS = 60_000;
     static final double RATE_MULTIPLE = 1.0;
     static final double GIVE_UP_BELOW = 1.0 / 8;
-    /** Throttles the budget must have room for before the credit is spent: the probe's and a follower's. */
-    static final int PROBE_ROOM = 2;
 
     private final boolean enabled;
     private int withdrawals;
     private double share;
-    private long spendingSince = Long.MIN_VALUE;
+    private long episodeStart = Long.MIN_VALUE;
     private long[] remaining;
     private long tatMicros = Long.MIN_VALUE;
     private boolean trusted;
     private long withdrawnAt = Long.MIN_VALUE;
     private long throttles;
-    private final java.util.Set<Admission> onCredit = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     BankedCapacity(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -73,7 +59,7 @@ final class BankedCapacity {
         Map<QuotaDimension, Long> left = new EnumMap<>(QuotaDimension.class);
         Map<QuotaDimension, List<PacerState.WindowCharge>> credits =
                 new EnumMap<>(QuotaDimension.class);
-        boolean open = episodeOpen();
+        boolean open = episodeOpen(nowMillis) && remaining != null;
         for (int i = 0; i < budgets.length; i++) {
             if (open) {
                 left.put(budgets[i].dimension(), remaining[i]);
@@ -86,7 +72,7 @@ final class BankedCapacity {
             }
         }
         double factor = guard.factor(nowMillis);
-        return new PacerState.BankState(withdrawals, open ? spendingSince : PacerState.NEVER, left, credits,
+        return new PacerState.BankState(withdrawals, open ? episodeStart : PacerState.NEVER, left, credits,
                 factor == Double.POSITIVE_INFINITY ? 0.0 : factor,
                 guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt());
     }
@@ -106,8 +92,8 @@ final class BankedCapacity {
                 credited = true;
             }
         }
-        if (!state.remaining().isEmpty()) {
-            spendingSince = state.episodeStartMillis(); // NEVER: armed, not yet spending
+        if (state.episodeStartMillis() != PacerState.NEVER && !state.remaining().isEmpty()) {
+            episodeStart = state.episodeStartMillis();
             remaining = new long[budgets.length];
             for (int i = 0; i < budgets.length; i++) {
                 remaining[i] = state.remaining().getOrDefault(budgets[i].dimension(), 0L);
@@ -136,9 +122,9 @@ final class BankedCapacity {
         return throttles;
     }
 
-    /** Arms the bank if the window has been empty for a minute and the meter may bank. */
+    /** Opens an episode if the window has been empty for a minute and the meter may bank. */
     void maybeStart(DimensionBudget[] budgets, double target, long nowMillis) {
-        if (share == 0.0) {
+        if (share == 0.0 || episodeOpen(nowMillis)) {
             return;
         }
         for (DimensionBudget budget : budgets) {
@@ -150,19 +136,14 @@ final class BankedCapacity {
         for (int i = 0; i < budgets.length; i++) {
             remaining[i] = (long) Math.floor(share * target * budgets[i].quotaPerMinute());
         }
-        spendingSince = Long.MIN_VALUE;
+        episodeStart = nowMillis;
         tatMicros = Long.MIN_VALUE;
         trusted = true;
-
     }
 
-    /**
-     * When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot: it is not
-     * armed, cannot cover them, or may not ({@code mayPay} false: the call needs the credit and
-     * headroom's budget has no room for the throttle it may cost).
-     */
-    long slotFor(long[] amounts, boolean mayPay, long nowMillis) {
-        if (!mayPay || remaining == null) {
+    /** When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot. */
+    long slotFor(long[] amounts, long nowMillis) {
+        if (!episodeOpen(nowMillis) || remaining == null) {
             return Long.MAX_VALUE;
         }
         for (int i = 0; i < amounts.length; i++) {
@@ -171,14 +152,12 @@ final class BankedCapacity {
             }
         }
         long slot = tatMicros == Long.MIN_VALUE ? nowMillis : Math.floorDiv(tatMicros + 999, 1_000);
-        return Math.max(nowMillis, slot);
+        long end = episodeStart + EPISODE_MILLIS;
+        return slot < end ? Math.max(nowMillis, slot) : Long.MAX_VALUE;
     }
 
     /** The bank pays for a call of {@code amounts} (normalised {@code cost}) now. */
     void spend(long[] amounts, double cost, double target, long nowMillis) {
-        if (spendingSince == Long.MIN_VALUE) {
-            spendingSince = nowMillis;
-        }
         for (int i = 0; i < amounts.length; i++) {
             remaining[i] -= amounts[i];
         }
@@ -188,51 +167,27 @@ final class BankedCapacity {
     }
 
     /**
-     * Bedrock throttled a call. Returns whether the bank takes the blame: the window would not have
-     * taken the call without the bank's credit (the bank then withdraws its credit and halves what
-     * it trusts), or the bank sent it beyond the window on the credit before that. The caller books
-     * it against headroom's budget: the credit is spent only within the budget, so the answer
-     * counts there however it left the budget.
+     * Bedrock throttled a call the window would not have taken without the bank's credit. Returns
+     * whether the bank takes the blame (it then withdraws its credit and halves what it trusts).
      */
-    boolean throttled(boolean neededCredit, Admission admission, long nowMillis) {
-        boolean sentOnCredit = onCredit.remove(admission);
-        if (withdrawnAt != Long.MIN_VALUE && admission.admittedAtMillis() <= withdrawnAt
-                && nowMillis - withdrawnAt < EPISODE_MILLIS) {
-            return countIf(sentOnCredit); // sent on the credit before it was withdrawn: the same answer, already acted on
+    boolean throttled(boolean neededCredit, long admittedAtMillis, long nowMillis) {
+        if (withdrawnAt != Long.MIN_VALUE && admittedAtMillis <= withdrawnAt && nowMillis - withdrawnAt < EPISODE_MILLIS) {
+            throttles++;
+            return true; // sent on the credit before it was withdrawn: the same answer, already acted on
         }
         if (!trusted || !neededCredit) {
             return false;
         }
+        throttles++;
         trusted = false;
         remaining = null;
         withdrawnAt = nowMillis;
         withdrawals++;
         share = shareAfter(withdrawals);
-        return countIf(true);
+        return true;
     }
 
-    /** Records a call the bank paid for; {@code onCredit}: beyond the window, a probe of the meter. */
-    Admission sent(Admission admission, boolean sentOnCredit) {
-        if (sentOnCredit) {
-            onCredit.add(admission);
-        }
-        return admission;
-    }
-
-    /** The call ended without a throttle. */
-    void answered(Admission admission) {
-        onCredit.remove(admission);
-    }
-
-    private boolean countIf(boolean blamed) {
-        if (blamed) {
-            throttles++;
-        }
-        return blamed;
-    }
-
-    /** Armed: a bank that is not withdrawn (it may be used up). */
-    private boolean episodeOpen() {
-        return remaining != null;
+    private boolean episodeOpen(long nowMillis) {
+        return episodeStart != Long.MIN_VALUE && nowMillis - episodeStart < EPISODE_MILLIS;
     }
 }

@@ -174,21 +174,16 @@ final class Headroom {
     }
 
     /**
-     * Whether one more extra call fits the budget now: what {@link BankedCapacity} and
-     * {@link RefundingBucket} ask before they spend. Always false while switched off.
+     * Whether one more extra call fits the budget now: what {@link RefundingBucket} asks before it
+     * pays. Always false while switched off.
      */
     boolean budgetAllows(long nowMillis) {
         return enabled && budgetHasRoom(nowMillis);
     }
 
-    /** Whether {@code more} extra calls fit the budget now. Always false while switched off. */
-    boolean hasRoomFor(int more, long nowMillis) {
-        return enabled && budgetHasRoom(nowMillis) && throttles.size() + more <= BUDGET_SHARE * callsInWindow(nowMillis);
-    }
-
     /**
-     * Books a throttle another of headroom's learners took (the bank's or the refunding bucket's
-     * probe) against the budget, after {@link #budgetAllows} said there was room: it counts as the
+     * Books a throttle another of headroom's learners took (the refunding bucket's probe) against
+     * the budget, after {@link #budgetAllows} said there was room: it counts as the
      * probe's throttles do, in the budget and across a handoff; that learner counts it. It leaves
      * forgiveness, lift and the step alone, unless it leaves the budget without room: then, as
      * after a probe throttle that does, they fall to the strict bound until there is room again.

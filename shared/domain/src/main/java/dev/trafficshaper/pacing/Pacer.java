@@ -323,12 +323,10 @@ public final class Pacer {
         if (windowsEmpty(nowMillis)) {
             bucket.idleMinute(target, nowMillis);
         }
-        boolean budgetHasRoom = headroom.hasRoomFor(BankedCapacity.PROBE_ROOM, nowMillis);
-        boolean credited = bank.trusted() && budgetHasRoom; // the credit is a probe: only within the budget
+        boolean credited = bank.trusted();
         long start = nowMillis;
         long spacing = nowMillis;
         boolean windowBinds = false;
-        boolean windowFits = true;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
@@ -336,16 +334,13 @@ public final class Pacer {
             start = Math.max(start, Math.max(slot, fit));
             spacing = Math.max(spacing, slot);
             windowBinds |= fit > nowMillis && fit >= slot;
-            windowFits &= fit <= nowMillis;
         }
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
-            // Without room for a throttle the bank only quickens the spacing while the window has room.
-            long banked = Math.max(guard, bank.slotFor(amounts(charge), budgetHasRoom || windowFits, nowMillis));
+            long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
             if (banked <= nowMillis) {
-                boolean onCredit = credited && !windowHasRoom(charge, false, nowMillis);
-                return new Decision.Admit(chosen, bank.sent(admitBanked(chosen, charge, target, nowMillis), onCredit));
+                return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
             }
             long modelled = Long.MAX_VALUE;
             if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), nowMillis)) {
@@ -366,7 +361,6 @@ public final class Pacer {
 
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
-        bank.answered(admission);
         admission.close();
         bucket.ended(admission);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
@@ -395,13 +389,10 @@ public final class Pacer {
             headroom.bookThrottle(nowMillis);
             return;
         }
-        boolean budgetHasRoom = headroom.budgetAllows(nowMillis);
-        boolean neededCredit = bank.trusted() && budgetHasRoom // without room the window had no credit
-                && windowHasRoom(admission.reservation(), true, nowMillis)
+        boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
                 && !windowHasRoom(admission.reservation(), false, nowMillis);
-        if (bank.throttled(neededCredit, admission, nowMillis)) {
-            headroom.bookThrottle(nowMillis);
-            return;
+        if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
+            return; // the bank's probe: outside headroom's budget (README, "Banked capacity")
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
                 && bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
@@ -444,9 +435,9 @@ public final class Pacer {
         return true;
     }
 
-    /** Throttles headroom took as extra calls within its budget: its probe's, the bank's and the refunding bucket's. */
+    /** Throttles headroom took as extra calls within its budget: its probe's and the refunding bucket's. */
     long budgetedThrottles() {
-        return headroom.probeThrottles() + bank.throttles() + bucket.throttles();
+        return headroom.probeThrottles() + bucket.throttles();
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */

@@ -20,12 +20,13 @@ import net.jqwik.api.Provide;
  * The budget of extra calls holds for the whole pacer, not only for {@link Headroom} alone: over
  * random bursts separated by idle minutes (so the bank is armed again and again), against a meter
  * that throttles a random share of the calls, with handoffs at random points, every throttle the
- * pacer takes as an extra call (the probe's, the bank's or the refunding bucket's, see
+ * pacer takes as an extra call (the probe's or the refunding bucket's, see
  * {@link Pacer#budgetedThrottles}) was sent while the 10 minutes before it left room for one more
  * within {@value Headroom#BUDGET_SHARE} of their calls, or finds that room when it comes back. The
  * pacer decides within the budget; the answers to calls already in flight when the first refusal
  * comes back (a few, at the rate the probe sent them) are counted, not undone. Every other
- * throttle is the target's to answer.
+ * throttle is the target's to answer, or the bank's ({@link BankedCapacity}), whose probe at a
+ * burst's start is outside the budget (README, "Banked capacity").
  */
 class PacerBudgetPropertiesTest {
 
