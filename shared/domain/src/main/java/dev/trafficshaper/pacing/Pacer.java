@@ -383,7 +383,7 @@ public final class Pacer {
      * took ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
-        boolean modelPaid = bucket.throttled(admission, true, nowMillis); // sent within the budget: its to answer
+        boolean modelPaid = bucket.throttled(admission, nowMillis);
         release(admission, nowMillis);
         if (modelPaid) {
             headroom.bookThrottle(nowMillis);

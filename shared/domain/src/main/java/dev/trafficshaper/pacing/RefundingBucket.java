@@ -162,16 +162,14 @@ final class RefundingBucket {
 
     /**
      * Bedrock throttled {@code admission} (already refunded). Returns whether the model takes the
-     * blame: it paid for the call, and headroom's budget has room for the throttle (without room it
-     * is the target's to answer, uncounted here). Either way it then stops paying until its wait is over.
+     * blame: it paid for the call, which it does only within headroom's budget, so the answer counts
+     * there however it left the budget. It then stops paying until its wait is over.
      */
-    boolean throttled(Admission admission, boolean budgetHasRoom, long nowMillis) {
+    boolean throttled(Admission admission, long nowMillis) {
         if (!paid.remove(admission)) {
             return false;
         }
-        if (budgetHasRoom) {
-            throttles++;
-        }
+        throttles++;
         if (trusted) {
             trusted = false;
             if (withdrawnAt != Long.MIN_VALUE) {
@@ -180,7 +178,7 @@ final class RefundingBucket {
             withdrawnAt = nowMillis;
             withdrawals++;
         }
-        return budgetHasRoom;
+        return true;
     }
 
     /** The admission ended without a throttle: nothing to answer for. */

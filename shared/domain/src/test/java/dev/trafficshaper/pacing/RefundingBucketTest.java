@@ -121,15 +121,15 @@ class RefundingBucketTest {
         bucket.paidFor(second);
 
         assertThat(bucket.paying(true, true, 0)).isTrue();
-        assertThat(bucket.throttled(unpaid, true, 0)).as("not the model's").isFalse();
-        assertThat(bucket.throttled(first, true, 1_000)).isTrue();
+        assertThat(bucket.throttled(unpaid, 0)).as("not the model's").isFalse();
+        assertThat(bucket.throttled(first, 1_000)).isTrue();
         assertThat(bucket.paying(true, true, 60_999)).isFalse();
-        assertThat(bucket.throttled(second, true, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
+        assertThat(bucket.throttled(second, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
         assertThat(bucket.paying(true, true, 61_000)).isTrue();
 
         Admission third = admission("d");
         bucket.paidFor(third);
-        assertThat(bucket.throttled(third, true, 100_000)).isTrue();
+        assertThat(bucket.throttled(third, 100_000)).isTrue();
         assertThat(bucket.paying(true, false, 220_000)).as("no room in the budget").isFalse();
         assertThat(bucket.paying(true, true, 219_999)).isFalse();
         assertThat(bucket.paying(true, true, 220_000)).isTrue();
@@ -137,19 +137,8 @@ class RefundingBucketTest {
 
         Admission fourth = admission("e");
         bucket.paidFor(fourth);
-        assertThat(bucket.throttled(fourth, true, 230_000)).isTrue();
+        assertThat(bucket.throttled(fourth, 230_000)).isTrue();
         assertThat(bucket.paying(true, true, 230_000 + 3_600_000)).as("a third withdrawal: no bucket").isFalse();
-    }
-
-    @Test
-    void aThrottleTheBudgetHasNoRoomForWithdrawsTheModelButIsTheTargetsToAnswer() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        Admission paid = admission("a");
-        bucket.paidFor(paid);
-
-        assertThat(bucket.throttled(paid, false, 1_000)).as("no room: not counted as the probe's").isFalse();
-        assertThat(bucket.throttles()).isZero();
-        assertThat(bucket.paying(true, true, 1_000)).as("withdrawn all the same").isFalse();
     }
 
     @Test
