@@ -63,6 +63,10 @@ class RequestLifecycleIT {
             {"models": {
               "nova-lite": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
                             "maxTokens": 2000, "shards": 2, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
+              "nova-lite-hanging": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
+                            "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
+              "nova-lite-undrained": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
+                            "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
               "missing-model": {"modelId": "amazon.not-in-this-region-v1:0", "quotas": {"tpm": 1000000},
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600}
             }}""";
@@ -326,9 +330,10 @@ class RequestLifecycleIT {
     @Test
     void aRequestNobodyAnswersExpiresAtItsOwnDeadlinePlusTheGraceNotAtTheStackWideTimeout() {
         // deadline 5 s, grace 3 s: the Admit step waits 8 s; the longest deadline (600 s) would wait 603 s
+        // a model of its own: a drainer an earlier test woke for nova-lite, still running, would answer it
         Deployment deployment = new Deployment(3, false, 1);
         long submitted = System.nanoTime();
-        String id = deployment.submit(body("nova-lite", "expiry-" + System.nanoTime(), 5));
+        String id = deployment.submit(body("nova-lite-undrained", "expiry-" + System.nanoTime(), 5));
 
         StateMachineHarness.Result result = deployment.awaitExecution(id, Duration.ofSeconds(40));
         Duration took = Duration.ofNanos(System.nanoTime() - submitted);
@@ -340,7 +345,8 @@ class RequestLifecycleIT {
         APIGatewayProxyResponseEvent status = deployment.status(id);
         assertThat(status.getStatusCode()).isEqualTo(504);
         assertThat(ApiEvents.json(status.getBody()).get("status").asText()).isEqualTo("EXPIRED");
-        assertThat(deployment.shaper.persistence().queue().depth("nova-lite", System.currentTimeMillis())).isZero();
+        assertThat(deployment.shaper.persistence().queue().depth("nova-lite-undrained", System.currentTimeMillis()))
+                .isZero();
         awaitWebhook(id);
     }
 
@@ -390,7 +396,9 @@ class RequestLifecycleIT {
         try (BedrockSimulator hanging = BedrockSimulator.builder().catalog(served)
                 .faults(new Faults(0, 1.0, 30_000)).seed(3).build().start()) {
             Deployment deployment = new Deployment(300, true, 1, hanging);
-            String id = deployment.submit(body("nova-lite", "hang-" + System.nanoTime(), 3));
+            // a model of its own: a drainer an earlier test woke for nova-lite, still running, would
+            // take the request to that test's Bedrock, which answers
+            String id = deployment.submit(body("nova-lite-hanging", "hang-" + System.nanoTime(), 3));
 
             StateMachineHarness.Result result = deployment.awaitExecution(id);
 
