@@ -383,6 +383,13 @@ public final class Pacer {
      * took ({@link Headroom}); otherwise the target drops.
      */
     public void throttled(Admission admission, long nowMillis) {
+        if (settings.headroom()
+                && bunching.explains(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
+            // a sub-second limit's answer: the bank's credit, the bucket model and the probe keep their trust
+            release(admission, nowMillis);
+            bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis);
+            return;
+        }
         boolean modelPaid = bucket.throttled(admission, nowMillis);
         release(admission, nowMillis);
         if (modelPaid) {
