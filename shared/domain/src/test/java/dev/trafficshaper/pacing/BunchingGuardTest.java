@@ -71,6 +71,35 @@ class BunchingGuardTest {
     }
 
     @Test
+    void bunchingIsMeasuredAtTheThrottledCallsStartNotAtItsAnswer() {
+        BunchingGuard guard = withCalls(4, SIXTIETH, 0);
+
+        assertThat(guard.throttled(1.0, 0, 1_500)).as("answered after the bunch left the last second").isTrue();
+        assertThat(guard.factor(1_500)).isCloseTo(4 * BunchingGuard.BACKOFF, within(1e-9));
+    }
+
+    @Test
+    void whileGuardingItExplainsBunchedThrottlesWithCallsLetThroughBetweenThem() {
+        BunchingGuard guard = withCalls(4, SIXTIETH, 0);
+        assertThat(guard.explains(1.0, 0, 100)).as("off: no sub-second limit shown yet").isFalse();
+        guard.throttled(1.0, 0, 100);
+
+        assertThat(guard.explains(1.0, 0, 100)).as("guarding, and the call started in a bunch").isTrue();
+        assertThat(guard.explains(1.0, 0, 150)).as("sent before: the same episode").isTrue();
+        guard.admitted(SIXTIETH, 1.0, 5_000);
+        guard.admitted(SIXTIETH, 1.0, 5_000);
+        assertThat(guard.explains(1.0, 5_000, 5_100))
+                .as("the next call after it refused too: a minute-scale limit").isFalse();
+        for (long at = 6_000; at < 9_000; at += 1_000) {
+            guard.admitted(SIXTIETH, 1.0, at);
+        }
+        guard.admitted(SIXTIETH, 1.0, 9_000);
+        guard.admitted(SIXTIETH, 1.0, 9_000);
+        assertThat(guard.explains(1.0, 9_000, 9_100)).as("calls went through between the two").isTrue();
+        assertThat(guard.explains(1.0, 8_000, 9_200)).as("a lone call is no bunch").isFalse();
+    }
+
+    @Test
     void neverCapsBelowTheEvenRateAndRecoversLinearlyUntilItSwitchesOff() {
         BunchingGuard guard = withCalls(2, SIXTIETH, 0);
         List<String> factors = new ArrayList<>();
