@@ -17,8 +17,7 @@ import java.util.ArrayDeque;
  * caps how fast reservations start, as a multiple {@code B} of the target rate:
  *
  * <pre>
- *   bunching(t) = reservations started in (t − 1 s, t] ÷ (target × quota / 60)     (normalised),
- *                 t = the throttled call's start
+ *   bunching(t) = reservations started in (t − 1 s, t] ÷ (target × quota / 60)     (normalised)
  *   on a throttle with bunching ≥ 2:  B = max(1, min(B, bunching) / 2)
  *   admit at     max(spacing, tat);   tat' = max(tat, now − lateness) + reservation ÷ (B × rate)
  *   recovery:    B(t) = B + 1/4 × minutes since the guard's last throttle; off above 16
@@ -28,17 +27,18 @@ import java.util.ArrayDeque;
  * strict bound before expected-cost spacing did. A throttle with the last second spread evenly is
  * not bunching: the target ({@link ThrottleFeedback}) or the probe ({@link Headroom}) answers it.
  *
- * <p>Bunching is measured over the horizon up to the throttled call's start, not up to its answer:
- * the answer comes after the dispatch and Bedrock's refusal (a second or more for a cold start),
- * by when the bunch that caused it may have left the last second. Once the guard is guarding (a
- * sub-second limit has shown itself), a bunched throttle is the guard's whoever paid for the call:
+ * <p>Once the guard is guarding (a sub-second limit has shown itself), a throttle of a call that
+ * started in a bunch is the guard's whoever paid for the call, the bunch measured over the horizon
+ * up to the call's start rather than up to its answer (which comes after the dispatch and Bedrock's
+ * refusal, a second or more for a cold start, by when the bunch may have left the last second):
  * a call the bank's credit or the refunding bucket's model let through, throttled in a bunch, says
  * that the starts were too close, not that the meter banks nothing or is no bucket, so those keep
  * their trust ({@link #explains}), unless fewer than {@value #CALLS_BETWEEN} calls started between
  * the last such throttle's answer and this call: a sub-second limit lets the calls after a
- * tightened guard through, a full minute's window refuses the next ones too. Withdrawing them there closed the refunding bucket's gate for
- * good: {@code long-generations-split-tpm} under the token bucket with the simulator's
- * short-horizon limit on ran at the strict window's 18 calls a minute, 2.98× the oracle.
+ * tightened guard through, a full minute's window refuses the next ones too. Withdrawing them
+ * there closed the refunding bucket's gate for good: {@code long-generations-split-tpm} under the
+ * token bucket with the simulator's short-horizon limit on ran at the strict window's 18 calls a
+ * minute, 2.98× the oracle.
  * Load states: <b>off</b> (no bunched throttle yet, or recovered: the spacing alone, bit for bit);
  * <b>guarding</b> (reservations start at most B × the target rate); <b>recovering</b> (B rising).
  */
@@ -55,8 +55,11 @@ final class BunchingGuard {
     static final int CALLS_BETWEEN = 3;
     private static final double OFF = Double.POSITIVE_INFINITY;
 
-    /** (start millis, normalised reservation) of the calls started within the last {@link #RETAIN_MILLIS}. */
+    /** (start millis, normalised reservation) of the calls started within the last horizon. */
     private final ArrayDeque<double[]> recent = new ArrayDeque<>();
+    private double recentSum;
+    /** The same within the last {@link #RETAIN_MILLIS}, for {@link #explains}. */
+    private final ArrayDeque<double[]> started = new ArrayDeque<>();
     private double factor = OFF;
     private long lastThrottleAt = Long.MIN_VALUE;
     private long excusedAt = Long.MIN_VALUE;
@@ -84,6 +87,8 @@ final class BunchingGuard {
     void admitted(double normalizedReservation, double rateShare, long nowMillis) {
         forgetBefore(nowMillis);
         recent.addLast(new double[] {nowMillis, normalizedReservation});
+        recentSum += normalizedReservation;
+        started.addLast(new double[] {nowMillis, normalizedReservation});
         double b = factor(nowMillis);
         if (b == OFF) {
             tatMicros = Long.MIN_VALUE;
@@ -99,27 +104,34 @@ final class BunchingGuard {
      * which case the guard answers it (and tightens).
      */
     boolean throttled(double target, long admittedAtMillis, long nowMillis) {
-        double bunching = bunchingAt(target, admittedAtMillis, nowMillis);
+        forgetBefore(nowMillis);
+        double bunching = recentSum / (target / 60.0);
         if (!(bunching >= BUNCHED)) {
             return false;
         }
+        tighten(bunching, admittedAtMillis, nowMillis);
+        return true;
+    }
+
+    private void tighten(double bunching, long admittedAtMillis, long nowMillis) {
         throttles++;
         if (admittedAtMillis <= lastThrottleAt) {
-            return true; // sent before the guard last tightened: the same episode, already answered
+            return; // sent before the guard last tightened: the same episode, already answered
         }
         double current = factor(nowMillis);
         factor = Math.max(1.0, Math.min(current, bunching) * BACKOFF);
         lastThrottleAt = nowMillis;
-        return true;
     }
 
     /**
      * Whether a throttle of a call started at {@code admittedAtMillis} is the guard's even though the
      * strict window would not have taken the call (the bank's credit or the refunding bucket's model
-     * let it through): the guard is guarding, and the call started in a bunch.
+     * let it through): the guard is guarding, and the call started in a bunch. If so the guard
+     * answers it as {@link #throttled} does, by that bunch.
      */
     boolean explains(double target, long admittedAtMillis, long nowMillis) {
-        if (factor(nowMillis) == OFF || !(bunchingAt(target, admittedAtMillis, nowMillis) >= BUNCHED)) {
+        double bunching = factor(nowMillis) == OFF ? 0.0 : bunchingAt(target, admittedAtMillis, nowMillis);
+        if (!(bunching >= BUNCHED)) {
             return false;
         }
         boolean sameEpisode = excusedAt != Long.MIN_VALUE && admittedAtMillis <= excusedAt;
@@ -129,13 +141,14 @@ final class BunchingGuard {
         if (!sameEpisode) {
             excusedAt = nowMillis;
         }
+        tighten(bunching, admittedAtMillis, nowMillis);
         return true;
     }
 
     /** Calls started after {@code afterMillis} and before {@code beforeMillis}, among those kept. */
     private int startedBetween(long afterMillis, long beforeMillis) {
         int calls = 0;
-        for (double[] call : recent) {
+        for (double[] call : started) {
             if (call[0] > afterMillis && call[0] < beforeMillis) {
                 calls++;
             }
@@ -143,11 +156,11 @@ final class BunchingGuard {
         return calls;
     }
 
-    /** The reservations started in the horizon up to {@code startMillis}, over the horizon's share at the target rate. */
+    /** The reservations started in the horizon up to {@code startMillis}, as a multiple of the target rate's. */
     private double bunchingAt(double target, long startMillis, long nowMillis) {
         forgetBefore(nowMillis);
         double sum = 0;
-        for (double[] call : recent) {
+        for (double[] call : started) {
             if (call[0] > startMillis - HORIZON_MILLIS && call[0] <= startMillis) {
                 sum += call[1];
             }
@@ -173,8 +186,14 @@ final class BunchingGuard {
     }
 
     private void forgetBefore(long nowMillis) {
-        while (!recent.isEmpty() && recent.peekFirst()[0] <= nowMillis - RETAIN_MILLIS) {
-            recent.pollFirst();
+        while (!recent.isEmpty() && recent.peekFirst()[0] <= nowMillis - HORIZON_MILLIS) {
+            recentSum -= recent.pollFirst()[1];
+        }
+        if (recent.isEmpty()) {
+            recentSum = 0;
+        }
+        while (!started.isEmpty() && started.peekFirst()[0] <= nowMillis - RETAIN_MILLIS) {
+            started.pollFirst();
         }
     }
 }

@@ -380,14 +380,16 @@ public final class Pacer {
      * tighter than the pacer believed. If the strict window had room for it while the last second's
      * reservations were bunched, a sub-second limit is the likely cause and the spacing floor
      * tightens ({@link BunchingGuard}); else, while headroom is probing, the probe gives back what it
-     * took ({@link Headroom}); otherwise the target drops.
+     * took ({@link Headroom}); otherwise the target drops. While the guard is guarding, a call the bank
+     * or the bucket model vouched for that started in a bunch is the guard's too
+     * ({@link BunchingGuard#explains}): a sub-second refusal says nothing of banking or refunds.
      */
     public void throttled(Admission admission, long nowMillis) {
-        if (settings.headroom()
+        boolean vouched = bucket.paysFor(admission) || admission.banked() || bank.trusted();
+        if (settings.headroom() && vouched
                 && bunching.explains(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
-            // a sub-second limit's answer: the bank's credit, the bucket model and the probe keep their trust
+            // a sub-second limit's answer: the bank's credit and the bucket model keep their trust
             release(admission, nowMillis);
-            bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis);
             return;
         }
         boolean modelPaid = bucket.throttled(admission, nowMillis);

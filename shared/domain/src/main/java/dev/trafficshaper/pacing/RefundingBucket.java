@@ -181,6 +181,11 @@ final class RefundingBucket {
         return true;
     }
 
+    /** Whether the model paid for {@code admission}, still open. */
+    boolean paysFor(Admission admission) {
+        return paid.contains(admission);
+    }
+
     /** The admission ended without a throttle: nothing to answer for. */
     void ended(Admission admission) {
         paid.remove(admission);

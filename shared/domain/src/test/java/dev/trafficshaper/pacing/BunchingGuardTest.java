@@ -71,11 +71,14 @@ class BunchingGuardTest {
     }
 
     @Test
-    void bunchingIsMeasuredAtTheThrottledCallsStartNotAtItsAnswer() {
+    void whileGuardingTheBunchIsMeasuredAtTheCallsStartNotAtItsAnswer() {
         BunchingGuard guard = withCalls(4, SIXTIETH, 0);
+        guard.throttled(1.0, 0, 100);
+        guard.admitted(SIXTIETH, 1.0, 5_000);
+        guard.admitted(SIXTIETH, 1.0, 5_000);
 
-        assertThat(guard.throttled(1.0, 0, 1_500)).as("answered after the bunch left the last second").isTrue();
-        assertThat(guard.factor(1_500)).isCloseTo(4 * BunchingGuard.BACKOFF, within(1e-9));
+        assertThat(guard.throttled(1.0, 5_000, 6_500)).as("its own rule: the last second before the answer").isFalse();
+        assertThat(guard.explains(1.0, 0, 6_500)).as("the call's start, in the bunch at 0").isTrue();
     }
 
     @Test
