@@ -140,7 +140,8 @@ public final class Pacer {
             }
         }
         pacer.carried = carriedCalls(pacer.budgets, open, handles);
-        pacer.feedback.restore(state.target(), state.capturedAtMillis(),
+        pacer.feedback.restore(state.target(), state.headroomBudget().recoveryLine(),
+                state.headroomBudget().throttleCeiling(), state.capturedAtMillis(),
                 state.lastThrottleAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastThrottleAtMillis());
         if (state.lastAdmissionAtMillis() != PacerState.NEVER) {
             pacer.slowStart.restore(state.lastAdmissionAtMillis(), state.slowStartAtMillis());
@@ -193,7 +194,7 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
-                headroom.export(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
+                headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
     }
 
     /**
@@ -399,8 +400,23 @@ public final class Pacer {
             return;
         }
         if (!headroom.throttled(nowMillis)) {
-            feedback.onThrottle(nowMillis);
+            feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
+    }
+
+    private PacerState.HeadroomState headroomState(long capturedAt) {
+        PacerState.HeadroomState budget = headroom.export(capturedAt);
+        double ceiling = feedback.ceiling();
+        return ceiling == 0.0 ? budget : budget.withThrottleCeiling(ceiling, feedback.slowLine(capturedAt));
+    }
+
+    /** The strict window's charges as a share of the quota, in its fullest dimension. */
+    private double windowFill(long nowMillis) {
+        double fill = 0;
+        for (DimensionBudget budget : budgets) {
+            fill = Math.max(fill, budget.windowSum(nowMillis) / (double) budget.windowLimit(1.0));
+        }
+        return fill;
     }
 
     private boolean windowsEmpty(long nowMillis) {
