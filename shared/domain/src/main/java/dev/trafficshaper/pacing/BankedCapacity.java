@@ -74,7 +74,8 @@ final class BankedCapacity {
         double factor = guard.factor(nowMillis);
         return new PacerState.BankState(withdrawals, open ? episodeStart : PacerState.NEVER, left, credits,
                 factor == Double.POSITIVE_INFINITY ? 0.0 : factor,
-                guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt());
+                guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt(),
+                open && tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER);
     }
 
     /** Continues from a predecessor's state; a strict pacer ignores it. */
@@ -99,6 +100,9 @@ final class BankedCapacity {
                 remaining[i] = state.remaining().getOrDefault(budgets[i].dimension(), 0L);
             }
             credited = true;
+            if (state.nextSlotMicros() > nowMillis * 1_000) {
+                tatMicros = state.nextSlotMicros();
+            }
         }
         trusted = credited && share > 0;
     }
@@ -115,6 +119,19 @@ final class BankedCapacity {
     /** Whether the window should count the bank's charges as credit. */
     boolean trusted() {
         return trusted;
+    }
+
+    /** Whether an episode is open with bank left to spend: calls go on it beside the window's. */
+    boolean banking(long nowMillis) {
+        if (!trusted || !episodeOpen(nowMillis) || remaining == null) {
+            return false;
+        }
+        for (long left : remaining) {
+            if (left > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Throttles the bank answered. */

@@ -62,6 +62,7 @@ public final class Pacer {
     private final InputScale inputScale = new InputScale();
     private final BunchingGuard bunching = new BunchingGuard();
     private final BankedCapacity bank;
+    private final CatchUp catchUp;
     private final RefundingBucket bucket;
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
@@ -84,6 +85,7 @@ public final class Pacer {
         this.slowStart = new SlowStart(settings);
         this.headroom = new Headroom(settings);
         this.bank = new BankedCapacity(settings);
+        this.catchUp = new CatchUp(settings);
         this.bucket = new RefundingBucket(settings, budgets);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
@@ -140,7 +142,8 @@ public final class Pacer {
             }
         }
         pacer.carried = carriedCalls(pacer.budgets, open, handles);
-        pacer.feedback.restore(state.target(), state.capturedAtMillis(),
+        pacer.feedback.restore(state.target(), state.headroomBudget().recoveryLine(),
+                state.headroomBudget().throttleCeiling(), state.capturedAtMillis(),
                 state.lastThrottleAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastThrottleAtMillis());
         if (state.lastAdmissionAtMillis() != PacerState.NEVER) {
             pacer.slowStart.restore(state.lastAdmissionAtMillis(), state.slowStartAtMillis());
@@ -148,6 +151,7 @@ public final class Pacer {
         pacer.outputShare.restore(state.outputShare());
         pacer.headroom.restore(state.forgiveness(), state.lift());
         pacer.headroom.restoreBudget(state.headroomBudget(), nowMillis);
+        pacer.catchUp.restore(state.headroomBudget().catchUpWithdrawals());
         pacer.inputScale.restore(state.inputScale());
         pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
@@ -193,7 +197,7 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
-                headroom.export(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
+                headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
     }
 
     /**
@@ -398,8 +402,10 @@ public final class Pacer {
             headroom.bookThrottle(nowMillis);
             return;
         }
-        boolean neededCredit = bank.trusted() && windowHasRoom(admission.reservation(), true, nowMillis)
-                && !windowHasRoom(admission.reservation(), false, nowMillis);
+        // a call the bank paid for is the bank's evidence even when the target fell since it went
+        boolean neededCredit = bank.trusted() && (admission.banked()
+                || windowHasRoom(admission.reservation(), true, nowMillis)
+                && !windowHasRoom(admission.reservation(), false, nowMillis));
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
             return; // the bank's probe: outside headroom's budget (README, "Banked capacity")
         }
@@ -407,9 +413,28 @@ public final class Pacer {
                 && bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
             return;
         }
+        catchUp.throttled(nowMillis); // a throttle the pacer did not expect: spend no faster than evenly
         if (!headroom.throttled(nowMillis)) {
-            feedback.onThrottle(nowMillis);
+            feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
+    }
+
+    private PacerState.HeadroomState headroomState(long capturedAt) {
+        PacerState.HeadroomState state = headroom.export(capturedAt);
+        double ceiling = feedback.ceiling();
+        if (ceiling > 0.0) {
+            state = state.withThrottleCeiling(ceiling, feedback.slowLine(capturedAt));
+        }
+        return catchUp.withdrawals() == 0 ? state : state.withCatchUpWithdrawals(catchUp.withdrawals());
+    }
+
+    /** The strict window's charges as a share of the quota, in its fullest dimension. */
+    private double windowFill(long nowMillis) {
+        double fill = 0;
+        for (DimensionBudget budget : budgets) {
+            fill = Math.max(fill, budget.windowSum(nowMillis) / (double) budget.windowLimit(1.0));
+        }
+        return fill;
     }
 
     private boolean windowsEmpty(long nowMillis) {
@@ -505,15 +530,21 @@ public final class Pacer {
         Charge spacing = Charge.reservation(quota, outputShare.spaced(reserved(candidate.expected())));
         SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
         long[] spaced = new long[budgets.length];
+        double spacingRate = rateShare * catchUpFactor(nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             spaced[i] = spacing.amount(dimension);
-            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], rateShare, nowMillis);
+            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], spacingRate, nowMillis);
         }
         double cost = normalize(charge);
         bucket.charged(amounts(charge), target, nowMillis);
         served(candidate, cost, rateShare, nowMillis);
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
+    }
+
+    /** The spacing's multiple of the even rate: none while the bank spends beside the window (twice in all). */
+    private double catchUpFactor(long nowMillis) {
+        return bank.banking(nowMillis) ? 1.0 : catchUp.factor();
     }
 
     /** The bookkeeping every admission shares: fair-share tags, tenant caps, counters, learners. */
@@ -573,9 +604,10 @@ public final class Pacer {
                 budgets[i].adjustBanked(admission.entry(i), admission.credit(i), delta.amount(dimension), nowMillis);
             } else {
                 budgets[i].adjust(admission.entry(i), delta.amount(dimension),
-                        actual.amount(dimension) - admission.spaced(i), rateShare, nowMillis);
+                        actual.amount(dimension) - admission.spaced(i), rateShare * catchUpFactor(nowMillis), nowMillis);
             }
         }
+
         Candidate candidate = admission.candidate();
         double refund = admission.normalizedCost() - normalize(actual);
         if (refund > 0) {

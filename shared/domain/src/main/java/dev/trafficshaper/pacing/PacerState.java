@@ -44,7 +44,11 @@ import java.util.TreeMap;
  *       the spacing still owes. A slot already past when the successor resumes is forgotten.
  *   <li><b>Throttle feedback</b>: the target at capture and the start of the latest throttle
  *       episode. The successor recovers from that target at its own rate, so the target line is
- *       unchanged and a recent throttle is not forgotten, however old the state.
+ *       unchanged and a recent throttle is not forgotten, however old the state. With headroom
+ *       on, the level the meter last refused at and the slow recovery line ride in
+ *       {@link HeadroomState}, so the successor climbs back to the same ceiling.
+ *   <li><b>Catch-up</b>: how often {@link CatchUp}'s quicker spending was halved, in
+ *       {@link HeadroomState}, so a successor does not spend at twice the rate a meter refused.
  *   <li><b>Slow start</b>: the last admission and the start of the current ramp. A predecessor busy
  *       until the handoff is not idle, so the successor does not ramp; a state older than the idle
  *       period ramps as usual.
@@ -202,11 +206,34 @@ public record PacerState(
      * @param stepMillis         the wait between probe steps, doubled by each probe throttle
      * @param lastChangeAtMillis when headroom last stepped or backed off, or {@link #NEVER}
      * @param minutes            the minutes of the last 10 that hold calls or throttles, oldest first
+     * @param throttleCeiling    the share of the quota the pacer's window held at the latest throttle
+     *                           episode, which the target climbs back to ({@link ThrottleFeedback});
+     *                           0 (what an older state reads as) when none is known
+     * @param recoveryLine       the throttle feedback's slow recovery line at capture, under the
+     *                           state's target while it climbs to the ceiling; 0 when no ceiling
+     * @param catchUpWithdrawals how many times {@link CatchUp}'s quicker spending was halved; 0 (what
+     *                           an older state reads as) when never
      */
-    public record HeadroomState(long stepMillis, long lastChangeAtMillis, List<BudgetMinute> minutes) {
+    public record HeadroomState(long stepMillis, long lastChangeAtMillis, List<BudgetMinute> minutes,
+                                double throttleCeiling, double recoveryLine, int catchUpWithdrawals) {
 
         /** Nothing learnt: the base step, no step taken, no calls to spend on. */
         public static final HeadroomState NONE = new HeadroomState(Headroom.STEP_MILLIS, NEVER, List.of());
+
+        /** A budget and step with no throttle ceiling known and no catch-up withdrawn. */
+        public HeadroomState(long stepMillis, long lastChangeAtMillis, List<BudgetMinute> minutes) {
+            this(stepMillis, lastChangeAtMillis, minutes, 0.0, 0.0, 0);
+        }
+
+        /** The same budget, with the throttle feedback's ceiling and slow line at capture. */
+        public HeadroomState withThrottleCeiling(double ceiling, double slowLine) {
+            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, ceiling, slowLine, catchUpWithdrawals);
+        }
+
+        /** The same budget, with the catch-up's withdrawals. */
+        public HeadroomState withCatchUpWithdrawals(int withdrawals) {
+            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, throttleCeiling, recoveryLine, withdrawals);
+        }
 
         /** Most minutes a 10-minute window touches. */
         public static final int MAX_MINUTES = (int) (Headroom.BUDGET_WINDOW_MILLIS / MINUTE_MILLIS) + 1;
@@ -220,6 +247,13 @@ public record PacerState(
                 throw new IllegalArgumentException("minutes are required (may be empty)");
             }
             minutes = List.copyOf(minutes);
+            if (!(throttleCeiling >= 0 && throttleCeiling <= 1) || !(recoveryLine >= 0 && recoveryLine <= 1)) {
+                throw new IllegalArgumentException("throttleCeiling and recoveryLine must be shares in [0, 1], were "
+                        + throttleCeiling + " and " + recoveryLine);
+            }
+            if (catchUpWithdrawals < 0) {
+                throw new IllegalArgumentException("catchUpWithdrawals must not be negative, was " + catchUpWithdrawals);
+            }
             if (minutes.size() > MAX_MINUTES) {
                 throw new IllegalArgumentException("at most " + MAX_MINUTES + " minutes, was " + minutes.size());
             }
@@ -275,11 +309,21 @@ public record PacerState(
      *                           trusted, dated as {@link DimensionState#charges} are (empty if none)
      * @param guardFactor        the guard's cap as a multiple of the target rate, 0 while off
      * @param guardThrottleAtMillis the guard's latest throttle, or {@link #NEVER}
+     * @param nextSlotMicros     the open episode's next slot for a call on the bank, so a successor
+     *                           does not send at once what the bank's spacing still owes; a slot
+     *                           already past (0 in an older state) is forgotten
      */
     public record BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
-            Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis) {
+            Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis,
+            long nextSlotMicros) {
 
         public static final BankState NONE = new BankState(0, NEVER, Map.of(), Map.of(), 0.0, NEVER);
+
+        /** A bank and guard with no slot owed. */
+        public BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
+                Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis) {
+            this(withdrawals, episodeStartMillis, remaining, credits, guardFactor, guardThrottleAtMillis, NEVER);
+        }
 
         public BankState {
             if (withdrawals < 0) {

@@ -113,6 +113,44 @@ class StoredPacerHandoffTest {
                 .doesNotContain(StoredPacerHandoff.BACKOFF);
     }
 
+    @Test
+    void theThrottleCeilingAndTheSlowLineSurviveThePublishedJsonAndAnOlderStateReadsAsNoCeiling() throws Exception {
+        Pacer predecessor = Pacer.create(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer());
+        long now = T0;
+        int throttled = 0;
+        for (int i = 0; now < T0 + 200_000; i++) {
+            Candidate candidate = new Candidate("c" + i, Lane.BULK, "t", TokenUsage.of(10_000, 1_000), now,
+                    now + 3_600_000);
+            Decision decision = predecessor.decide(List.of(candidate), now);
+            if (decision instanceof Decision.Admit admit) {
+                // throttles 2 s apart once the first window has passed: headroom's probe and its bucket
+                // model take the first ones while its budget has room, the target the rest
+                if (now > T0 + 140_000 && throttled < 12 && now > T0 + 140_000 + throttled * 2_000L) {
+                    predecessor.throttled(admit.admission(), now);
+                    throttled++;
+                } else {
+                    predecessor.settle(admit.admission(), TokenUsage.of(10_000, 1_000), now);
+                }
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+        PacerState exported = predecessor.export(now);
+        String published = handoff.export(predecessor, now);
+        ObjectNode older = (ObjectNode) new ObjectMapper().readTree(published);
+        ((ObjectNode) older.get("headroomBudget")).remove(List.of("throttleCeiling", "recoveryLine"));
+
+        assertThat(exported.lastThrottleAtMillis()).as("the target took a throttle").isNotEqualTo(PacerState.NEVER);
+        assertThat(exported.headroomBudget().throttleCeiling()).as("the level the meter refused at").isBetween(0.5, 0.9);
+        assertThat(exported.headroomBudget().recoveryLine()).isPositive().isLessThan(exported.target());
+        assertThat(StoredPacerHandoff.read(published)).contains(exported);
+        assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(published, now)), now).export(now))
+                .isEqualTo(exported);
+        PacerState fromOlder = StoredPacerHandoff.read(older.toString()).orElseThrow();
+        assertThat(fromOlder.headroomBudget().throttleCeiling()).isZero();
+        assertThat(fromOlder.headroomBudget().minutes()).isEqualTo(exported.headroomBudget().minutes());
+    }
+
     /**
      * A pacer with headroom that has probed and been throttled once, after 16 and more settlements
      * whose input was 80% of the estimate.

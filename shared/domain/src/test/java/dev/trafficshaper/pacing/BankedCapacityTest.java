@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.QuotaDimension;
@@ -53,6 +54,41 @@ class BankedCapacityTest {
             assertThat(times.get(i) - times.get(i - 2)).as("two calls at most per second").isGreaterThanOrEqualTo(999);
         }
         assertThat(countBefore(times, 120_000) - 120).as("the second minute: the window alone").isBetween(59L, 61L);
+    }
+
+    /**
+     * A call the bank paid for comes back throttled after the target has fallen (a throttle of the
+     * window's own calls came first): it is the bank's evidence all the same, so the credit is
+     * withdrawn, instead of the bank paying on while every call it sends is refused.
+     */
+    @Test
+    void aThrottledCallTheBankPaidForWithdrawsItsCreditEvenAfterTheTargetFell() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+        List<Admission> banked = new ArrayList<>();
+        Admission windows = null;
+        long now = 0;
+        while (banked.isEmpty() || windows == null) {
+            Decision decision = pacer.decide(List.of(call()), now);
+            if (decision instanceof Decision.Admit admit) {
+                if (admit.admission().banked()) {
+                    banked.add(admit.admission());
+                } else if (windows == null && now > 5_000) {
+                    windows = admit.admission();
+                } else {
+                    pacer.settle(admit.admission(), TokenUsage.of(10_000, 0), now);
+                }
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+        pacer.throttled(windows, now);
+        double fallen = pacer.snapshot(now).target();
+
+        pacer.throttled(banked.get(0), now + 1_500);
+
+        assertThat(fallen).as("the window's own call was the target's to answer").isLessThan(1.0);
+        assertThat(pacer.snapshot(now + 1_500).target()).as("the bank's call is not").isEqualTo(fallen, within(0.01));
+        assertThat(pacer.export(now + 1_500).bank().withdrawals()).isEqualTo(1);
     }
 
     @Test
