@@ -402,10 +402,10 @@ public final class Pacer {
             headroom.bookThrottle(nowMillis);
             return;
         }
-        // a call the bank paid for is the bank's evidence even when the target fell since it went
-        boolean neededCredit = bank.trusted() && (admission.banked()
-                || windowHasRoom(admission.reservation(), true, nowMillis)
-                && !windowHasRoom(admission.reservation(), false, nowMillis));
+        // a call the bank paid for that the window has no room for is the bank's evidence, even when
+        // the target fell since it went and the credit would not cover it either
+        boolean neededCredit = bank.trusted() && !windowHasRoom(admission.reservation(), false, nowMillis)
+                && (admission.banked() || windowHasRoom(admission.reservation(), true, nowMillis));
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
             return; // the bank's probe: outside headroom's budget (README, "Banked capacity")
         }
@@ -542,9 +542,12 @@ public final class Pacer {
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced);
     }
 
-    /** The spacing's multiple of the even rate: none while the bank spends beside the window (twice in all). */
+    /**
+     * The spacing's multiple of the even rate: none while the bank spends beside the window (twice in
+     * all), or while the guard holds a sub-second limit off (quicker starts are what it refuses).
+     */
     private double catchUpFactor(long nowMillis) {
-        return bank.banking(nowMillis) ? 1.0 : catchUp.factor();
+        return bank.banking(nowMillis) || bunching.factor(nowMillis) != Double.POSITIVE_INFINITY ? 1.0 : catchUp.factor();
     }
 
     /** The bookkeeping every admission shares: fair-share tags, tenant caps, counters, learners. */

@@ -57,37 +57,41 @@ class BankedCapacityTest {
     }
 
     /**
-     * A call the bank paid for comes back throttled after the target has fallen (a throttle of the
-     * window's own calls came first): it is the bank's evidence all the same, so the credit is
+     * A call the bank paid for comes back throttled after the target has fallen (throttles of the
+     * window's own calls came first) and with the window full: it is the bank's evidence all the
+     * same, though the credit would not cover it at the fallen target either, so the credit is
      * withdrawn, instead of the bank paying on while every call it sends is refused.
      */
     @Test
     void aThrottledCallTheBankPaidForWithdrawsItsCreditEvenAfterTheTargetFell() {
         Pacer pacer = Pacer.create(QUOTA, HEADROOM);
-        List<Admission> banked = new ArrayList<>();
-        Admission windows = null;
+        Admission banked = null;
+        int cuts = 0;
+        double fallen = 1.0;
         long now = 0;
-        while (banked.isEmpty() || windows == null) {
+        while (banked == null) {
             Decision decision = pacer.decide(List.of(call()), now);
             if (decision instanceof Decision.Admit admit) {
-                if (admit.admission().banked()) {
-                    banked.add(admit.admission());
-                } else if (windows == null && now > 5_000) {
-                    windows = admit.admission();
+                Admission admission = admit.admission();
+                if (cuts < 4 && !admission.banked() && now > 5_000 + cuts * 2_000L) {
+                    pacer.throttled(admission, now); // the window had room: the target's to answer
+                    cuts++;
+                    fallen = pacer.snapshot(now).target();
+                } else if (admission.banked() && now > 50_000) {
+                    banked = admission;
                 } else {
-                    pacer.settle(admit.admission(), TokenUsage.of(10_000, 0), now);
+                    pacer.settle(admission, TokenUsage.of(10_000, 0), now);
                 }
             } else {
                 now = ((Decision.WaitUntil) decision).atMillis();
             }
         }
-        pacer.throttled(windows, now);
-        double fallen = pacer.snapshot(now).target();
 
-        pacer.throttled(banked.get(0), now + 1_500);
+        pacer.throttled(banked, now + 1_500);
 
-        assertThat(fallen).as("the window's own call was the target's to answer").isLessThan(1.0);
-        assertThat(pacer.snapshot(now + 1_500).target()).as("the bank's call is not").isEqualTo(fallen, within(0.01));
+        assertThat(fallen).as("the window's own calls were the target's to answer").isLessThan(0.6);
+        assertThat(pacer.snapshot(now + 1_500).target()).as("the bank's call is not")
+                .isGreaterThanOrEqualTo(fallen);
         assertThat(pacer.export(now + 1_500).bank().withdrawals()).isEqualTo(1);
     }
 
