@@ -187,6 +187,11 @@ final class BankedCapacity {
         return true;
     }
 
+    /** Whether an episode with bank left is open: the bank spends its own rate beside the window's. */
+    boolean banking(long nowMillis) {
+        return episodeOpen(nowMillis) && remaining != null;
+    }
+
     private boolean episodeOpen(long nowMillis) {
         return episodeStart != Long.MIN_VALUE && nowMillis - episodeStart < EPISODE_MILLIS;
     }

@@ -39,7 +39,9 @@ import java.util.Map;
  *       and how far above the target it may spend ({@link Headroom}), and reserves the input that
  *       settlements show the estimates stand for ({@link InputScale}). Where the window holds the
  *       queue back, a model of the meter as a token bucket refunded at settlement may pay for the
- *       call instead ({@link RefundingBucket}), as long as the meter behaves as one.
+ *       call instead ({@link RefundingBucket}), as long as the meter behaves as one. Where the meter
+ *       shows it is a fixed clock-minute window, the window bound is that clock minute
+ *       ({@link ClockMinuteWindow}).
  * </ul>
  *
  * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
@@ -63,6 +65,7 @@ public final class Pacer {
     private final BunchingGuard bunching = new BunchingGuard();
     private final BankedCapacity bank;
     private final RefundingBucket bucket;
+    private final ClockMinuteWindow minute;
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -85,6 +88,7 @@ public final class Pacer {
         this.headroom = new Headroom(settings);
         this.bank = new BankedCapacity(settings);
         this.bucket = new RefundingBucket(settings, budgets);
+        this.minute = new ClockMinuteWindow(settings);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -151,6 +155,7 @@ public final class Pacer {
         pacer.inputScale.restore(state.inputScale());
         pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
+        pacer.minute.restore(state.clockMinute(), pacer.budgets, nowMillis);
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -193,7 +198,13 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
-                headroom.export(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
+                headroom.export(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt),
+                List.of(), minute.export(budgets, capturedAt));
+    }
+
+    /** The clock-minute learner, for tests. */
+    ClockMinuteWindow minuteWindow() {
+        return minute;
     }
 
     /**
@@ -326,29 +337,34 @@ public final class Pacer {
         boolean credited = bank.trusted();
         long start = nowMillis;
         long spacing = nowMillis;
+        long slidingFit = nowMillis;
         boolean windowBinds = false;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
             long fit = budget.windowFit(amount, target, forgiveness, credited, nowMillis);
-            start = Math.max(start, Math.max(slot, fit));
+            start = Math.max(start, slot);
             spacing = Math.max(spacing, slot);
+            slidingFit = Math.max(slidingFit, fit);
             windowBinds |= fit > nowMillis && fit >= slot;
         }
+        boolean minuteMayHelp = slidingFit > nowMillis && !minute.off() && headroom.budgetAllows(nowMillis);
+        start = Math.max(start, minute.windowFit(budgets, amounts(charge), target, slidingFit, minuteMayHelp, nowMillis));
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
             long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
             if (banked <= nowMillis) {
-                return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
+                return new Decision.Admit(chosen, watched(admitBanked(chosen, charge, target, nowMillis), false,
+                        nowMillis));
             }
             long modelled = Long.MAX_VALUE;
             if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), nowMillis)) {
                 modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
                 if (modelled <= nowMillis) {
-                    Admission admission = admit(chosen, charge, target, nowMillis);
+                    Admission admission = admit(chosen, charge, target, 1.0, nowMillis);
                     bucket.paidFor(admission);
-                    return new Decision.Admit(chosen, admission);
+                    return new Decision.Admit(chosen, watched(admission, false, nowMillis));
                 }
                 headroom.backloggedOnBucket(nowMillis);
             } else {
@@ -356,7 +372,17 @@ public final class Pacer {
             }
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }
-        return new Decision.Admit(chosen, admit(chosen, charge, target, nowMillis));
+        boolean minuteOnly = slidingFit > nowMillis;
+        double spacingMultiple = minute.trusted() && minute.fits(budgets, amounts(charge), target, nowMillis)
+                ? minute.spacingMultiple(bank.banking(nowMillis)) : 1.0;
+        return new Decision.Admit(chosen, watched(admit(chosen, charge, target, spacingMultiple, nowMillis), minuteOnly,
+                nowMillis));
+    }
+
+    /** Books an admission in the clock minute's account ({@link ClockMinuteWindow}). */
+    private Admission watched(Admission admission, boolean minuteOnly, long nowMillis) {
+        minute.admitted(admission, budgets, amounts(admission.reservation()), minuteOnly, nowMillis);
+        return admission;
     }
 
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
@@ -365,7 +391,9 @@ public final class Pacer {
         bucket.ended(admission);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
-        correct(admission, Charge.settlement(quota, actual), nowMillis);
+        Charge settled = Charge.settlement(quota, actual);
+        correct(admission, settled, nowMillis);
+        minute.corrected(admission, budgets, amounts(settled.minus(admission.reservation())), true, nowMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */
@@ -373,6 +401,7 @@ public final class Pacer {
         bucket.ended(admission);
         admission.close();
         correct(admission, Charge.NONE, nowMillis);
+        minute.corrected(admission, budgets, amounts(Charge.NONE.minus(admission.reservation())), false, nowMillis);
     }
 
     /**
@@ -380,12 +409,14 @@ public final class Pacer {
      * tighter than the pacer believed. If the strict window had room for it while the last second's
      * reservations were bunched, a sub-second limit is the likely cause and the spacing floor
      * tightens ({@link BunchingGuard}); else, while headroom is probing, the probe gives back what it
-     * took ({@link Headroom}); otherwise the target drops.
+     * took ({@link Headroom}); otherwise the target drops. A call only the clock minute's account
+     * sent is that learner's ({@link ClockMinuteWindow}), which sends only within headroom's budget.
      */
     public void throttled(Admission admission, long nowMillis) {
         boolean modelPaid = bucket.throttled(admission, nowMillis);
+        boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
         release(admission, nowMillis);
-        if (modelPaid) {
+        if (modelPaid || minuteSent) {
             headroom.bookThrottle(nowMillis);
             return;
         }
@@ -437,7 +468,7 @@ public final class Pacer {
 
     /** Throttles headroom took as extra calls within its budget: its probe's and the refunding bucket's. */
     long budgetedThrottles() {
-        return headroom.probeThrottles() + bucket.throttles();
+        return headroom.probeThrottles() + bucket.throttles() + minute.throttles();
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
@@ -459,7 +490,7 @@ public final class Pacer {
         }
         return new PacerSnapshot(target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
                 admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles() + bank.throttles()
-                        + bucket.throttles());
+                        + bucket.throttles() + minute.throttles());
     }
 
     private Candidate choose(List<Candidate> eligible) {
@@ -491,15 +522,17 @@ public final class Pacer {
         return best;
     }
 
-    private Admission admit(Candidate candidate, Charge charge, double target, long nowMillis) {
+    private Admission admit(Candidate candidate, Charge charge, double target, double spacingMultiple,
+            long nowMillis) {
         double rateShare = target * slowStart.factorForAdmission(nowMillis);
+        double spacingShare = rateShare * spacingMultiple;
         Charge spacing = Charge.reservation(quota, outputShare.spaced(reserved(candidate.expected())));
         SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
         long[] spaced = new long[budgets.length];
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             spaced[i] = spacing.amount(dimension);
-            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], rateShare, nowMillis);
+            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], spacingShare, nowMillis);
         }
         double cost = normalize(charge);
         bucket.charged(amounts(charge), target, nowMillis);
