@@ -26,32 +26,40 @@ import java.util.Map;
  *                              + Σ max(0, actual − reserved) of earlier minutes' calls settled in m
  *                              + Σ reservations admitted in the last 2 s of m − 1 (a call may
  *                                reach the meter a dispatch later than the pacer sent it)
+ *   bucket bound b (per dimension): the most a token bucket of the quota, refilled at the quota
+ *       per minute and refunded at settlement, could hold: full at the start, − each reservation,
+ *       + each refund; a throttle in m while account(m) > quota / 1.1 (the account explains it)
+ *       sets b ≤ 0.1 × c (the bucket held less than the refused call, by the estimates' error)
  *   decisive call:  account(m) + c ≤ quota  while  ledger(60 s) + c > 1.1 × quota
- *                   (a fixed window takes it, a sliding window of the quota does not, whatever
- *                   the estimates err by)
- *       accepted (settled) → evidence: trusted (unless the bank sent it: a full bucket takes it too)
- *       throttled          → contradiction: trust withdrawn (calls sent before that are the same
- *                            answer); at the {@value #GIVE_UP_AFTER}nd, off for good
+ *                   (a fixed window takes it, a sliding window of the quota does not)
+ *       it proves if also b − c < −0.1 × quota (no such bucket takes it either), once settled
+ *       throttled → contradiction: trust withdrawn (calls sent before that are the same answer);
+ *                   at the {@value #GIVE_UP_AFTER}nd, off for good
+ *   the turn: after a throttle the account explains in m, minute m + 1 is a probe minute: the
+ *       learner acts as if trusted, one call past the sliding bound at a time until one goes
+ *       {@value #ANSWER_MILLIS} ms unrefused; if the minute's account then holds the queue back
+ *       (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
- *   unproven:  the minute fit sends nothing; the evidence comes from the calls the bank and
- *              headroom's probes send past the quota (so a window that is not fixed costs no
- *              throttle of the learner's own)
- *   trusted:   fit = min(sliding fit, minute fit), while the budget has room; a call only the
- *              minute fit sends is spaced at {@value #RATE_MULTIPLE} × the target rate (outside a
- *              bank's episode, which adds its own 1×), so a minute's quota takes at least 30 s:
- *              never a clump
- *   a throttle of a call only the minute fit sent is the learner's, booked against the budget
+ *   unproven:  the minute fit sends nothing outside a probe minute
+ *   trusted (or probing): fit = min(sliding fit, minute fit), while headroom's budget has room;
+ *              the spacing charges at {@value #RATE_MULTIPLE} × the target rate (outside a bank's
+ *              episode, which adds its own 1×), so a minute's quota takes at least 30 s: never a clump
+ *   a throttle of a call only the minute fit sent is the learner's, booked in headroom's budget
  * </pre>
  *
  * A throttle of a call the minute's account had room for, sent on the sliding window or the bank,
  * is a contradiction too when it was decisive; any other throttle is not the learner's to answer.
- * A sliding window throttles the first decisive call, a token bucket when it runs dry, so neither
- * passes for a fixed window for more than a throttle or two; a token bucket that accepts the
- * minute's turn lets the pacer spend it too, and the first throttle withdraws it.
+ * Why the bucket bound: a refunding token bucket takes a burst past the sliding bound as a fixed
+ * window does (a full bucket, refunds coming back), so such an acceptance alone proved nothing and
+ * the learner trusted token buckets (2 throttles in {@code seed-burst}). A fixed window shows
+ * itself at the turn: refused late in m as its account says, then taking a whole minute from the
+ * turn. A sliding window refuses the probe's first call past its bound (one throttle, in the
+ * budget); a bucket that takes the turn lets the pacer spend it too, and its first refusal
+ * withdraws the trust.
  *
  * <p>Load states: <b>off</b> (headroom off: the strict bound, bit for bit; or given up);
- * <b>unproven</b> (watching the calls the bank and headroom send past the quota); <b>trusted</b> (the clock minute
- * bounds the window). Across a handoff the successor resumes the withdrawals, the trust and the
+ * <b>unproven</b> (watching the calls the bank and headroom send past the quota); <b>probing</b> (the minute
+ * after an explained throttle); <b>trusted</b> (the clock minute bounds the window). Across a handoff the successor resumes the withdrawals, the trust and the
  * current minute's account ({@link PacerState.ClockMinuteState}).
  */
 final class ClockMinuteWindow {
@@ -63,6 +71,8 @@ final class ClockMinuteWindow {
     static final double DECISIVE = 1.1;
     /** A call admitted this close before a turn may reach the meter after it: it counts in both minutes. */
     static final long TURN_GUARD_MILLIS = 2_000;
+    /** A throttle answers at once: a probe call unrefused this long was taken. */
+    static final long ANSWER_MILLIS = 2_000;
 
     /** Flags of an open admission the learner watches. */
     private static final int MINUTE_ONLY = 1;
@@ -86,6 +96,15 @@ final class ClockMinuteWindow {
      */
     private double[] bucketBound;
     private long bucketAt = Long.MIN_VALUE;
+    /** The minute after a throttle the minute's account explained: the learner tries the turn. */
+    private long probeMinute = Long.MIN_VALUE;
+    /** Whether the probe minute's account held the queue back (it spent the minute from its turn). */
+    private boolean probeHeld;
+    /** The probe minute's first call past the sliding bound, until it is answered; then whether it was taken. */
+    private Admission probeCall;
+    private long probeSentAt = Long.MIN_VALUE;
+    private boolean probeTaken;
+    private boolean probeDecisive;
 
     ClockMinuteWindow(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -93,6 +112,11 @@ final class ClockMinuteWindow {
 
     boolean trusted() {
         return trusted;
+    }
+
+    /** Whether the clock minute bounds the window now: trusted, or trying the turn after an explained throttle. */
+    boolean acting(long nowMillis) {
+        return !off() && (trusted || Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute);
     }
 
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
@@ -111,11 +135,21 @@ final class ClockMinuteWindow {
      */
     long windowFit(DimensionBudget[] budgets, long[] amounts, double target, long slidingFit, boolean budgetRoom,
             long nowMillis) {
-        if (off() || slidingFit <= nowMillis || !budgetRoom || !trusted) {
+        if (off() || slidingFit <= nowMillis || !budgetRoom || !acting(nowMillis)) {
             return slidingFit;
         }
-        return fits(budgets, amounts, target, nowMillis) ? nowMillis
-                : Math.min(slidingFit, (minute + 1) * MINUTE_MILLIS);
+        roll(budgets, nowMillis);
+        if (!trusted && !probeTaken && probeCall != null && probeSentAt <= nowMillis) {
+            if (nowMillis < probeSentAt + ANSWER_MILLIS) {
+                return Math.min(slidingFit, probeSentAt + ANSWER_MILLIS); // one call past the window at a time
+            }
+            probeTaken = true;
+        }
+        if (fits(budgets, amounts, target, nowMillis)) {
+            return nowMillis;
+        }
+        probeHeld |= minute == probeMinute;
+        return Math.min(slidingFit, (minute + 1) * MINUTE_MILLIS);
     }
 
     /** Whether the current minute's account takes the call under (target + lift) × quota. */
@@ -131,8 +165,8 @@ final class ClockMinuteWindow {
     }
 
     /** The multiple of the target rate the spacing charges at; 1 unless trusted outside a bank's episode. */
-    double spacingMultiple(boolean banking) {
-        return trusted && !banking ? RATE_MULTIPLE : 1.0;
+    double spacingMultiple(boolean banking, long nowMillis) {
+        return acting(nowMillis) && !banking ? RATE_MULTIPLE : 1.0;
     }
 
     /**
@@ -167,6 +201,11 @@ final class ClockMinuteWindow {
         if (flags != 0) {
             watched.put(admission, flags);
         }
+        if (minuteOnly && !trusted && probeCall == null && minute == probeMinute) {
+            probeCall = admission;
+            probeSentAt = nowMillis;
+            probeDecisive = tellsApart;
+        }
     }
 
     /**
@@ -200,8 +239,11 @@ final class ClockMinuteWindow {
      * whoever sent it.
      */
     boolean throttled(Admission admission, DimensionBudget[] budgets, long[] amounts, long nowMillis) {
-        tighten(budgets, amounts, nowMillis);
+        boolean explained = tighten(budgets, amounts, nowMillis);
         Integer flags = unwatch(admission);
+        if (explained && !trusted && !off() && (flags == null || (flags & MINUTE_ONLY) == 0)) {
+            probeMinute = minute + 1;
+        }
         if (flags == null) {
             return false;
         }
@@ -209,6 +251,9 @@ final class ClockMinuteWindow {
         boolean minuteOnly = (flags & MINUTE_ONLY) != 0;
         if (fresh && (minuteOnly || (flags & TELLS_APART) != 0)) {
             trusted = false;
+            probeMinute = Long.MIN_VALUE;
+            probeHeld = false;
+            probeCall = null;
             withdrawals++;
             withdrawnAt = nowMillis;
         }
@@ -255,16 +300,19 @@ final class ClockMinuteWindow {
      * the call (by the estimates' error), on each dimension whose account is spent. Called before
      * the release gives the call's reservation back to the bound.
      */
-    private void tighten(DimensionBudget[] budgets, long[] amounts, long nowMillis) {
+    private boolean tighten(DimensionBudget[] budgets, long[] amounts, long nowMillis) {
         if (off() || used == null || Math.floorDiv(nowMillis, MINUTE_MILLIS) != minute) {
-            return;
+            return false;
         }
         refill(budgets, nowMillis);
+        boolean explained = false;
         for (int i = 0; i < budgets.length; i++) {
             if (used[i] > budgets[i].quotaPerMinute() / DECISIVE) {
                 bucketBound[i] = Math.min(bucketBound[i], (DECISIVE - 1) * amounts[i]);
+                explained = true;
             }
         }
+        return explained;
     }
 
     private void refill(DimensionBudget[] budgets, long nowMillis) {
@@ -294,6 +342,12 @@ final class ClockMinuteWindow {
             minute = current;
         } else if (current > minute) {
             boolean next = current == minute + 1;
+            if (minute == probeMinute && probeHeld && !off()) {
+                trusted = true; // the turn took a whole minute's account at twice the rate, unthrottled
+            }
+            probeHeld = false;
+            probeCall = null;
+            probeTaken = false;
             for (int i = 0; i < used.length; i++) {
                 used[i] = next ? late[i] : 0;
             }

@@ -372,10 +372,12 @@ public final class Pacer {
             }
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }
-        boolean minuteOnly = slidingFit > nowMillis;
-        double spacingMultiple = minute.trusted() && minute.fits(budgets, amounts(charge), target, nowMillis)
-                ? minute.spacingMultiple(bank.banking(nowMillis)) : 1.0;
-        return new Decision.Admit(chosen, watched(admit(chosen, charge, target, spacingMultiple, nowMillis), minuteOnly,
+        double spacingMultiple = minute.acting(nowMillis) && headroom.budgetAllows(nowMillis)
+                && minute.fits(budgets, amounts(charge), target, nowMillis)
+                ? minute.spacingMultiple(bank.banking(nowMillis), nowMillis) : 1.0;
+        // a call the clock minute sends, or spaces for, is the learner's: its throttle is in the budget
+        boolean learnerSent = slidingFit > nowMillis;
+        return new Decision.Admit(chosen, watched(admit(chosen, charge, target, spacingMultiple, nowMillis), learnerSent,
                 nowMillis));
     }
 
