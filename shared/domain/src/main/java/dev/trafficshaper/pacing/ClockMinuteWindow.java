@@ -104,7 +104,6 @@ final class ClockMinuteWindow {
     private Admission probeCall;
     private long probeSentAt = Long.MIN_VALUE;
     private boolean probeTaken;
-    private boolean probeDecisive;
 
     ClockMinuteWindow(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -204,7 +203,6 @@ final class ClockMinuteWindow {
         if (minuteOnly && !trusted && probeCall == null && minute == probeMinute) {
             probeCall = admission;
             probeSentAt = nowMillis;
-            probeDecisive = tellsApart;
         }
     }
 
