@@ -36,8 +36,8 @@ import java.util.Map;
  *       throttled → contradiction: trust withdrawn (calls sent before that are the same answer);
  *                   at the {@value #GIVE_UP_AFTER}nd, off for good
  *   the turn: after a throttle the account explains in m, minute m + 1 is a probe minute: the
- *       learner acts as if trusted, one call past the sliding bound at a time until one goes
- *       {@value #ANSWER_MILLIS} ms unrefused; if the minute's account then holds the queue back
+ *       learner acts as if trusted, one call past the sliding bound at a time until one settles
+ *       (doubling the spacing only from then); if the minute's account then holds the queue back
  *       (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
  *   unproven:  the minute fit sends nothing outside a probe minute
@@ -71,8 +71,6 @@ final class ClockMinuteWindow {
     static final double DECISIVE = 1.1;
     /** A call admitted this close before a turn may reach the meter after it: it counts in both minutes. */
     static final long TURN_GUARD_MILLIS = 2_000;
-    /** A throttle answers at once: a probe call unrefused this long was taken. */
-    static final long ANSWER_MILLIS = 2_000;
 
     /** Flags of an open admission the learner watches. */
     private static final int MINUTE_ONLY = 1;
@@ -100,9 +98,8 @@ final class ClockMinuteWindow {
     private long probeMinute = Long.MIN_VALUE;
     /** Whether the probe minute's account held the queue back (it spent the minute from its turn). */
     private boolean probeHeld;
-    /** The probe minute's first call past the sliding bound, until it is answered; then whether it was taken. */
+    /** The probe minute's call past the sliding bound, until it settles or is refused; then whether it was taken. */
     private Admission probeCall;
-    private long probeSentAt = Long.MIN_VALUE;
     private boolean probeTaken;
 
     ClockMinuteWindow(PacerSettings settings) {
@@ -138,11 +135,8 @@ final class ClockMinuteWindow {
             return slidingFit;
         }
         roll(budgets, nowMillis);
-        if (!trusted && !probeTaken && probeCall != null && probeSentAt <= nowMillis) {
-            if (nowMillis < probeSentAt + ANSWER_MILLIS) {
-                return Math.min(slidingFit, probeSentAt + ANSWER_MILLIS); // one call past the window at a time
-            }
-            probeTaken = true;
+        if (!trusted && !probeTaken && probeCall != null) {
+            return slidingFit; // one call past the window at a time, until the meter's answer is known
         }
         if (fits(budgets, amounts, target, nowMillis)) {
             return nowMillis;
@@ -165,7 +159,8 @@ final class ClockMinuteWindow {
 
     /** The multiple of the target rate the spacing charges at; 1 unless trusted outside a bank's episode. */
     double spacingMultiple(boolean banking, long nowMillis) {
-        return acting(nowMillis) && !banking ? RATE_MULTIPLE : 1.0;
+        boolean spends = trusted || (acting(nowMillis) && probeTaken); // a probe minute once its first call went
+        return spends && !off() && !banking ? RATE_MULTIPLE : 1.0;
     }
 
     /**
@@ -202,7 +197,6 @@ final class ClockMinuteWindow {
         }
         if (minuteOnly && !trusted && probeCall == null && minute == probeMinute) {
             probeCall = admission;
-            probeSentAt = nowMillis;
         }
     }
 
@@ -223,6 +217,10 @@ final class ClockMinuteWindow {
                 used[i] += deltas[i];
             }
             bucketBound[i] = Math.min(budgets[i].quotaPerMinute(), bucketBound[i] - deltas[i]);
+        }
+        if (admission == probeCall) {
+            probeTaken = settled; // it settled: the meter took it
+            probeCall = null;
         }
         Integer flags = unwatch(admission);
         if (settled && flags != null && (flags & PROVES) != 0 && admission.admittedAtMillis() > withdrawnAt
