@@ -21,8 +21,11 @@ import java.util.List;
  */
 final class VirtualDrainClock implements DrainClock {
 
-    /** Simulated time 0 as epoch millis (a whole second, as TTL attributes need). */
-    static final long EPOCH_MILLIS = 1_700_000_000_000L;
+    /**
+     * Simulated time 0 as epoch millis: a whole second, as TTL attributes need, and a whole minute,
+     * so the provider's clock minutes (simulated time ÷ 60 s) are the drainer's (epoch ÷ 60 s).
+     */
+    static final long EPOCH_MILLIS = 1_699_999_980_000L;
 
     private final EventLoop loop;
     private final Deque<Long> crashes;

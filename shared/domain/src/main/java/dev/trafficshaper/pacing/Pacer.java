@@ -39,7 +39,9 @@ import java.util.Map;
  *       and how far above the target it may spend ({@link Headroom}), and reserves the input that
  *       settlements show the estimates stand for ({@link InputScale}). Where the window holds the
  *       queue back, a model of the meter as a token bucket refunded at settlement may pay for the
- *       call instead ({@link RefundingBucket}), as long as the meter behaves as one.
+ *       call instead ({@link RefundingBucket}), as long as the meter behaves as one. Where the meter
+ *       shows it is a fixed clock-minute window, the window bound is that clock minute
+ *       ({@link ClockMinuteWindow}).
  * </ul>
  *
  * <p>Load states: <b>idle</b> (nothing offered: {@link Decision.Idle}); <b>under target</b>
@@ -64,6 +66,7 @@ public final class Pacer {
     private final BankedCapacity bank;
     private final CatchUp catchUp;
     private final RefundingBucket bucket;
+    private final ClockMinuteWindow minute;
     private final FairShare<Lane> lanes = new FairShare<>();
     private final Map<Lane, FairShare<String>> tenantsByLane = new EnumMap<>(Lane.class);
     private final Map<String, Long> tenantNextSlotMicros = new HashMap<>();
@@ -87,6 +90,7 @@ public final class Pacer {
         this.bank = new BankedCapacity(settings);
         this.catchUp = new CatchUp(settings);
         this.bucket = new RefundingBucket(settings, budgets);
+        this.minute = new ClockMinuteWindow(settings);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -155,6 +159,7 @@ public final class Pacer {
         pacer.inputScale.restore(state.inputScale());
         pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
+        pacer.minute.restore(state.clockMinute(), pacer.budgets, nowMillis);
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -197,7 +202,13 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
-                headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt));
+                headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt),
+                List.of(), minute.export(budgets, capturedAt));
+    }
+
+    /** The clock-minute learner, for tests. */
+    ClockMinuteWindow minuteWindow() {
+        return minute;
     }
 
     /**
@@ -330,29 +341,34 @@ public final class Pacer {
         boolean credited = bank.trusted();
         long start = nowMillis;
         long spacing = nowMillis;
+        long slidingFit = nowMillis;
         boolean windowBinds = false;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
             long fit = budget.windowFit(amount, target, forgiveness, credited, nowMillis);
-            start = Math.max(start, Math.max(slot, fit));
+            start = Math.max(start, slot);
             spacing = Math.max(spacing, slot);
+            slidingFit = Math.max(slidingFit, fit);
             windowBinds |= fit > nowMillis && fit >= slot;
         }
+        boolean minuteMayHelp = slidingFit > nowMillis && !minute.off() && headroom.budgetAllows(nowMillis);
+        start = Math.max(start, minute.windowFit(budgets, amounts(charge), target, slidingFit, minuteMayHelp, nowMillis));
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
             long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
             if (banked <= nowMillis) {
-                return new Decision.Admit(chosen, admitBanked(chosen, charge, target, nowMillis));
+                return new Decision.Admit(chosen, watched(admitBanked(chosen, charge, target, nowMillis), false,
+                        nowMillis));
             }
             long modelled = Long.MAX_VALUE;
             if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), nowMillis)) {
                 modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
                 if (modelled <= nowMillis) {
-                    Admission admission = admit(chosen, charge, target, nowMillis);
+                    Admission admission = admit(chosen, charge, target, 1.0, nowMillis);
                     bucket.paidFor(admission);
-                    return new Decision.Admit(chosen, admission);
+                    return new Decision.Admit(chosen, watched(admission, false, nowMillis));
                 }
                 headroom.backloggedOnBucket(nowMillis);
             } else {
@@ -360,7 +376,19 @@ public final class Pacer {
             }
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }
-        return new Decision.Admit(chosen, admit(chosen, charge, target, nowMillis));
+        double spacingMultiple = minute.acting(nowMillis) && headroom.budgetAllows(nowMillis)
+                && minute.fits(budgets, amounts(charge), target, nowMillis)
+                ? minute.spacingMultiple(bank.banking(nowMillis), nowMillis) : 1.0;
+        // a call the clock minute sends, or spaces for, is the learner's: its throttle is in the budget
+        boolean learnerSent = slidingFit > nowMillis;
+        return new Decision.Admit(chosen, watched(admit(chosen, charge, target, spacingMultiple, nowMillis), learnerSent,
+                nowMillis));
+    }
+
+    /** Books an admission in the clock minute's account ({@link ClockMinuteWindow}). */
+    private Admission watched(Admission admission, boolean minuteOnly, long nowMillis) {
+        minute.admitted(admission, budgets, amounts(admission.reservation()), minuteOnly, nowMillis);
+        return admission;
     }
 
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
@@ -369,7 +397,9 @@ public final class Pacer {
         bucket.ended(admission);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
-        correct(admission, Charge.settlement(quota, actual), nowMillis);
+        Charge settled = Charge.settlement(quota, actual);
+        correct(admission, settled, nowMillis);
+        minute.corrected(admission, budgets, amounts(settled.minus(admission.reservation())), true, nowMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */
@@ -377,6 +407,7 @@ public final class Pacer {
         bucket.ended(admission);
         admission.close();
         correct(admission, Charge.NONE, nowMillis);
+        minute.corrected(admission, budgets, amounts(Charge.NONE.minus(admission.reservation())), false, nowMillis);
     }
 
     /**
@@ -386,7 +417,9 @@ public final class Pacer {
      * tightens ({@link BunchingGuard}); else, while headroom is probing, the probe gives back what it
      * took ({@link Headroom}); otherwise the target drops. While the guard is guarding, a call the bank
      * or the bucket model vouched for that started in a bunch is the guard's too
-     * ({@link BunchingGuard#explains}): a sub-second refusal says nothing of banking or refunds.
+     * ({@link BunchingGuard#explains}): a sub-second refusal says nothing of banking or refunds. A
+     * call only the clock minute's account sent is that learner's ({@link ClockMinuteWindow}), which
+     * sends only within headroom's budget.
      */
     public void throttled(Admission admission, long nowMillis) {
         boolean vouched = bucket.paysFor(admission) || admission.banked() || bank.trusted();
@@ -397,8 +430,9 @@ public final class Pacer {
             return;
         }
         boolean modelPaid = bucket.throttled(admission, nowMillis);
+        boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
         release(admission, nowMillis);
-        if (modelPaid) {
+        if (modelPaid || minuteSent) {
             headroom.bookThrottle(nowMillis);
             return;
         }
@@ -471,7 +505,7 @@ public final class Pacer {
 
     /** Throttles headroom took as extra calls within its budget: its probe's and the refunding bucket's. */
     long budgetedThrottles() {
-        return headroom.probeThrottles() + bucket.throttles();
+        return headroom.probeThrottles() + bucket.throttles() + minute.throttles();
     }
 
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
@@ -493,7 +527,7 @@ public final class Pacer {
         }
         return new PacerSnapshot(target(nowMillis), slowStart.factor(nowMillis), windowSums, nextSlot,
                 admitted, feedback.throttles() + headroom.probeThrottles() + bunching.throttles() + bank.throttles()
-                        + bucket.throttles());
+                        + bucket.throttles() + minute.throttles());
     }
 
     private Candidate choose(List<Candidate> eligible) {
@@ -525,16 +559,18 @@ public final class Pacer {
         return best;
     }
 
-    private Admission admit(Candidate candidate, Charge charge, double target, long nowMillis) {
+    private Admission admit(Candidate candidate, Charge charge, double target, double spacingMultiple,
+            long nowMillis) {
         double rateShare = target * slowStart.factorForAdmission(nowMillis);
+        // the clock minute's spacing or the catch-up's, both at most twice the even rate
+        double spacingShare = rateShare * Math.max(spacingMultiple, catchUpFactor(nowMillis));
         Charge spacing = Charge.reservation(quota, outputShare.spaced(reserved(candidate.expected())));
         SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
         long[] spaced = new long[budgets.length];
-        double spacingRate = rateShare * catchUpFactor(nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             spaced[i] = spacing.amount(dimension);
-            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], spacingRate, nowMillis);
+            entries[i] = budgets[i].charge(charge.amount(dimension), spaced[i], spacingShare, nowMillis);
         }
         double cost = normalize(charge);
         bucket.charged(amounts(charge), target, nowMillis);

@@ -64,6 +64,9 @@ import java.util.TreeMap;
  *   <li><b>Input scale</b>: the learnt ratio of actual to estimated input, as its running mean,
  *       spread and sample count ({@link InputScaleState}), so the successor reserves the learnt
  *       input at once instead of the estimate for its first 16 settlements.
+ *   <li><b>Clock minute</b>: whether the meter was found to be a fixed clock-minute window, how
+ *       often that trust was withdrawn, and what the current minute's account holds
+ *       ({@link ClockMinuteState}), so a trusted successor does not spend the minute twice.
  * </ul>
  * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
  * start afresh: a flow's turn may shift by about one request, which costs no quota.
@@ -103,6 +106,9 @@ import java.util.TreeMap;
  *                             holds (already counted in {@link DimensionState#charges}), so the
  *                             successor can book their settlements ({@link OpenCall}); empty in the
  *                             periodic statuses and in an older state: they stay charged
+ * @param clockMinute          what {@link ClockMinuteWindow} learnt and the current clock minute's
+ *                             account; absent (an older state) reads as {@link ClockMinuteState#NONE}:
+ *                             nothing learnt
  */
 public record PacerState(
         long capturedAtMillis,
@@ -119,7 +125,8 @@ public record PacerState(
         HeadroomState headroomBudget,
         InputScaleState inputScale,
         BankState bank,
-        List<OpenCall> openCalls) {
+        List<OpenCall> openCalls,
+        ClockMinuteState clockMinute) {
 
     /** Marks a time for something that has not happened. */
     public static final long NEVER = Long.MIN_VALUE;
@@ -339,6 +346,31 @@ public record PacerState(
         }
     }
 
+    /**
+     * What {@link ClockMinuteWindow} learnt, and the current clock minute's account at capture.
+     *
+     * @param withdrawals       how often a fixed window's trust was withdrawn (from
+     *                          {@value ClockMinuteWindow#GIVE_UP_AFTER} on: never again); 0 is nothing learnt
+     * @param trusted           whether the meter behaves as a fixed clock-minute window
+     * @param minuteStartMillis the start of the clock minute the account is of, or {@link #NEVER}
+     * @param used              per dimension, what the pacer's calls charge that minute (empty if none)
+     */
+    public record ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis,
+            Map<QuotaDimension, Long> used) {
+
+        public static final ClockMinuteState NONE = new ClockMinuteState(0, false, NEVER, Map.of());
+
+        public ClockMinuteState {
+            if (withdrawals < 0) {
+                throw new IllegalArgumentException("withdrawals must not be negative, was " + withdrawals);
+            }
+            if (minuteStartMillis != NEVER && Math.floorMod(minuteStartMillis, MINUTE_MILLIS) != 0) {
+                throw new IllegalArgumentException("the account's minute starts on a minute, was " + minuteStartMillis);
+            }
+            used = used == null || used.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(used));
+        }
+    }
+
     public record InputScaleState(double mean, double spread, int samples) {
 
         /** Nothing learnt: the estimate as submitted. */
@@ -422,14 +454,24 @@ public record PacerState(
             HeadroomState headroomBudget, InputScaleState inputScale, BankState bank) {
         this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
                 slowStartAtMillis, tenantNextSlotMicros, outputShare, forgiveness, lift, headroomBudget, inputScale,
-                bank, List.of());
+                bank, List.of(), ClockMinuteState.NONE);
+    }
+
+    /** A state from a pacer that has learnt nothing about a clock-minute window. */
+    public PacerState(long capturedAtMillis, int outputBurndown, Map<QuotaDimension, DimensionState> dimensions,
+            double target, long lastThrottleAtMillis, long lastAdmissionAtMillis, long slowStartAtMillis,
+            Map<String, Long> tenantNextSlotMicros, double outputShare, double forgiveness, double lift,
+            HeadroomState headroomBudget, InputScaleState inputScale, BankState bank, List<OpenCall> openCalls) {
+        this(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis, lastAdmissionAtMillis,
+                slowStartAtMillis, tenantNextSlotMicros, outputShare, forgiveness, lift, headroomBudget, inputScale,
+                bank, openCalls, ClockMinuteState.NONE);
     }
 
     /** This state with {@code calls} as its open calls (at most {@link #MAX_OPEN_CALLS}). */
     public PacerState withOpenCalls(List<OpenCall> calls) {
         return new PacerState(capturedAtMillis, outputBurndown, dimensions, target, lastThrottleAtMillis,
                 lastAdmissionAtMillis, slowStartAtMillis, tenantNextSlotMicros, outputShare, forgiveness, lift,
-                headroomBudget, inputScale, bank, calls);
+                headroomBudget, inputScale, bank, calls, clockMinute);
     }
 
     /** A state from a pacer that has learnt nothing about output shares. */
@@ -446,6 +488,11 @@ public record PacerState(
         inputScale = inputScale == null ? InputScaleState.NONE : inputScale;
         bank = bank == null ? BankState.NONE : bank;
         openCalls = openCalls == null ? List.of() : List.copyOf(openCalls);
+        clockMinute = clockMinute == null ? ClockMinuteState.NONE : clockMinute;
+        if (clockMinute.minuteStartMillis() != NEVER && clockMinute.minuteStartMillis() > capturedAtMillis) {
+            throw new IllegalArgumentException("the clock minute at " + clockMinute.minuteStartMillis()
+                    + " must not start after the capture at " + capturedAtMillis);
+        }
         if (openCalls.size() > MAX_OPEN_CALLS) {
             throw new IllegalArgumentException("at most " + MAX_OPEN_CALLS + " open calls, was " + openCalls.size());
         }

@@ -1,0 +1,354 @@
+package dev.trafficshaper.pacing;
+
+import dev.trafficshaper.quota.QuotaDimension;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Whether the meter is a fixed clock-minute window, learnt from the calls on which such a window and
+ * the sliding 60 s window disagree, and, once that is shown, the clock minute as the window bound.
+ *
+ * <p>Why: a fixed window resets at each clock minute ({@code floorDiv(now, 60 000)}): what a call
+ * reserved in minute m stays in m (refunded only if it settles within m), and minute m + 1 starts at
+ * zero. So such a meter lets a burst spend what is left of the current minute and then the next
+ * minute in full, and a call straddling the turn costs the new minute nothing; the sliding window
+ * ({@link SlidingWindowLedger}) holds both against the calls after them for 60 s. It is the right
+ * bound when nothing is known, and the pacer cannot assume a fixed window: a sliding window or a
+ * token bucket throttles what a fixed window lets through. So the pacer keeps, beside its ledger,
+ * what its own calls charge the current clock minute under fixed-window rules, and lets the
+ * meter's answers decide:
+ *
+ * <pre>
+ *   account(m) per dimension = Σ reservations admitted in m
+ *                              + Σ (actual − reserved) of them settled (or released) in m
+ *                              + Σ max(0, actual − reserved) of earlier minutes' calls settled in m
+ *                              + Σ reservations admitted in the last 2 s of m − 1 (a call may
+ *                                reach the meter a dispatch later than the pacer sent it)
+ *   bucket bound b (per dimension): the most a token bucket of the quota, refilled at the quota
+ *       per minute and refunded at settlement, could hold: full at the start, − each reservation,
+ *       + each refund; a throttle in m while account(m) > quota / 1.1 (the account explains it)
+ *       sets b ≤ 0.1 × c (the bucket held less than the refused call, by the estimates' error)
+ *   decisive call:  account(m) + c ≤ quota  while  ledger(60 s) + c > 1.1 × quota
+ *                   (a fixed window takes it, a sliding window of the quota does not)
+ *       it proves if also b − c < −0.1 × quota (no such bucket takes it either), once settled
+ *       throttled → contradiction: trust withdrawn (calls sent before that are the same answer);
+ *                   at the {@value #GIVE_UP_AFTER}nd, off for good
+ *   the turn: after a throttle the account explains in m, minute m + 1 is a probe minute: the
+ *       learner acts as if trusted, one call past the sliding bound at a time until one settles
+ *       (doubling the spacing only from then); if the minute's account then holds the queue back
+ *       (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2
+ *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
+ *   unproven:  the minute fit sends nothing outside a probe minute
+ *   trusted (or probing): fit = min(sliding fit, minute fit), while headroom's budget has room;
+ *              the spacing charges at {@value #RATE_MULTIPLE} × the target rate (outside a bank's
+ *              episode, which adds its own 1×), so a minute's quota takes at least 30 s: never a clump
+ *   a throttle of a call only the minute fit sent is the learner's, booked in headroom's budget
+ * </pre>
+ *
+ * A throttle of a call the minute's account had room for, sent on the sliding window or the bank,
+ * is a contradiction too when it was decisive; any other throttle is not the learner's to answer.
+ * Why the bucket bound: a refunding token bucket takes a burst past the sliding bound as a fixed
+ * window does (a full bucket, refunds coming back), so such an acceptance alone proved nothing and
+ * the learner trusted token buckets (2 throttles in {@code seed-burst}). A fixed window shows
+ * itself at the turn: refused late in m as its account says, then taking a whole minute from the
+ * turn. A sliding window refuses the probe's first call past its bound (one throttle, in the
+ * budget); a bucket that takes the turn lets the pacer spend it too, and its first refusal
+ * withdraws the trust.
+ *
+ * <p>Load states: <b>off</b> (headroom off: the strict bound, bit for bit; or given up);
+ * <b>unproven</b> (watching the calls the bank and headroom send past the quota); <b>probing</b> (the minute
+ * after an explained throttle); <b>trusted</b> (the clock minute bounds the window). Across a handoff the successor resumes the withdrawals, the trust and the
+ * current minute's account ({@link PacerState.ClockMinuteState}).
+ */
+final class ClockMinuteWindow {
+
+    static final long MINUTE_MILLIS = 60_000;
+    static final double RATE_MULTIPLE = 2.0;
+    static final int GIVE_UP_AFTER = 2;
+    /** How far past the quota the ledger must be for a call to tell the meters apart (estimates err). */
+    static final double DECISIVE = 1.1;
+    /** A call admitted this close before a turn may reach the meter after it: it counts in both minutes. */
+    static final long TURN_GUARD_MILLIS = 2_000;
+
+    /** Flags of an open admission the learner watches. */
+    private static final int MINUTE_ONLY = 1;
+    private static final int TELLS_APART = 2;
+    /** Neither a sliding window nor a token bucket of the quota would take the call: its acceptance proves. */
+    private static final int PROVES = 4;
+
+    private final boolean enabled;
+    private int withdrawals;
+    private boolean trusted;
+    private long withdrawnAt = Long.MIN_VALUE;
+    private long minute = Long.MIN_VALUE;
+    private long[] used;
+    /** What calls admitted in the current minute's last {@link #TURN_GUARD_MILLIS} reserved. */
+    private long[] late;
+    private final Map<Admission, Integer> watched = new IdentityHashMap<>();
+    private long throttles;
+    /**
+     * Per dimension, the most a token bucket of one minute's quota, refilled at the quota per
+     * minute and refunded at settlement, could hold now, given what the pacer's own calls took.
+     */
+    private double[] bucketBound;
+    private long bucketAt = Long.MIN_VALUE;
+    /** The minute after a throttle the minute's account explained: the learner tries the turn. */
+    private long probeMinute = Long.MIN_VALUE;
+    /** Whether the probe minute's account held the queue back (it spent the minute from its turn). */
+    private boolean probeHeld;
+    /** The probe minute's call past the sliding bound, until it settles or is refused; then whether it was taken. */
+    private Admission probeCall;
+    private boolean probeTaken;
+
+    ClockMinuteWindow(PacerSettings settings) {
+        this.enabled = settings.headroom();
+    }
+
+    boolean trusted() {
+        return trusted;
+    }
+
+    /** Whether the clock minute bounds the window now: trusted, or trying the turn after an explained throttle. */
+    boolean acting(long nowMillis) {
+        return !off() && (trusted || Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute);
+    }
+
+    /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
+    boolean off() {
+        return !enabled || withdrawals >= GIVE_UP_AFTER;
+    }
+
+    /** Throttles the learner answered. */
+    long throttles() {
+        return throttles;
+    }
+
+    /**
+     * The earliest time the clock minute takes the call, or {@code slidingFit} when the minute may
+     * not be used now; {@code slidingFit} when it is earlier.
+     */
+    long windowFit(DimensionBudget[] budgets, long[] amounts, double target, long slidingFit, boolean budgetRoom,
+            long nowMillis) {
+        if (off() || slidingFit <= nowMillis || !budgetRoom || !acting(nowMillis)) {
+            return slidingFit;
+        }
+        roll(budgets, nowMillis);
+        if (!trusted && !probeTaken && probeCall != null) {
+            return slidingFit; // one call past the window at a time, until the meter's answer is known
+        }
+        if (fits(budgets, amounts, target, nowMillis)) {
+            return nowMillis;
+        }
+        probeHeld |= minute == probeMinute;
+        return Math.min(slidingFit, (minute + 1) * MINUTE_MILLIS);
+    }
+
+    /** Whether the current minute's account takes the call under (target + lift) × quota. */
+    boolean fits(DimensionBudget[] budgets, long[] amounts, double target, long nowMillis) {
+        roll(budgets, nowMillis);
+        for (int i = 0; i < budgets.length; i++) {
+            long limit = budgets[i].windowLimit(target);
+            if (used[i] + amounts[i] > Math.max(limit, amounts[i])) { // an oversize call fits an empty minute
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The multiple of the target rate the spacing charges at; 1 unless trusted outside a bank's episode. */
+    double spacingMultiple(boolean banking, long nowMillis) {
+        boolean spends = trusted || (acting(nowMillis) && probeTaken); // a probe minute once its first call went
+        return spends && !off() && !banking ? RATE_MULTIPLE : 1.0;
+    }
+
+    /**
+     * Books an admission in the minute's account (after the budgets booked it in their ledgers),
+     * watching it if only the minute sent it or it is decisive.
+     */
+    void admitted(Admission admission, DimensionBudget[] budgets, long[] amounts, boolean minuteOnly, long nowMillis) {
+        if (off()) {
+            return;
+        }
+        roll(budgets, nowMillis);
+        refill(budgets, nowMillis);
+        boolean minuteHasRoom = true;
+        boolean slidingFull = false;
+        boolean neitherTakesIt = false;
+        for (int i = 0; i < budgets.length; i++) {
+            long quota = budgets[i].quotaPerMinute();
+            minuteHasRoom &= used[i] + amounts[i] <= quota;
+            boolean slidingRefuses = budgets[i].windowSum(nowMillis) > DECISIVE * quota;
+            boolean bucketRefuses = bucketBound[i] - amounts[i] < -(DECISIVE - 1) * quota;
+            slidingFull |= slidingRefuses;
+            neitherTakesIt |= slidingRefuses && bucketRefuses;
+            bucketBound[i] -= amounts[i];
+            used[i] += amounts[i];
+            if (Math.floorMod(nowMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS) {
+                late[i] += amounts[i];
+            }
+        }
+        boolean tellsApart = minuteHasRoom && slidingFull;
+        int flags = (minuteOnly ? MINUTE_ONLY : 0) | (tellsApart ? TELLS_APART : 0)
+                | (minuteHasRoom && neitherTakesIt ? PROVES : 0);
+        if (flags != 0) {
+            watched.put(admission, flags);
+        }
+        if (minuteOnly && !trusted && probeCall == null && minute == probeMinute) {
+            probeCall = admission;
+        }
+    }
+
+    /**
+     * Books an admission's outcome: {@code deltas} (actual − reserved per budget) against the
+     * minute it was admitted in if that is the current one, else only what it used beyond its
+     * reservation. A decisive call that settled is the evidence the learner waits for.
+     */
+    void corrected(Admission admission, DimensionBudget[] budgets, long[] deltas, boolean settled, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        roll(budgets, nowMillis);
+        refill(budgets, nowMillis);
+        boolean sameMinute = Math.floorDiv(admission.admittedAtMillis(), MINUTE_MILLIS) == minute;
+        for (int i = 0; i < budgets.length; i++) {
+            if (sameMinute || deltas[i] > 0) {
+                used[i] += deltas[i];
+            }
+            bucketBound[i] = Math.min(budgets[i].quotaPerMinute(), bucketBound[i] - deltas[i]);
+        }
+        if (admission == probeCall) {
+            probeTaken = settled; // it settled: the meter took it
+            probeCall = null;
+        }
+        Integer flags = unwatch(admission);
+        if (settled && flags != null && (flags & PROVES) != 0 && admission.admittedAtMillis() > withdrawnAt
+                && !off()) {
+            trusted = true;
+        }
+    }
+
+    /**
+     * Bedrock throttled an admission; call before its release is booked. Returns whether the
+     * learner answers it (only the minute sent it); a decisive call's throttle withdraws the trust
+     * whoever sent it.
+     */
+    boolean throttled(Admission admission, DimensionBudget[] budgets, long[] amounts, long nowMillis) {
+        boolean explained = tighten(budgets, amounts, nowMillis);
+        Integer flags = unwatch(admission);
+        if (explained && !trusted && !off() && (flags == null || (flags & MINUTE_ONLY) == 0)) {
+            probeMinute = minute + 1;
+        }
+        if (flags == null) {
+            return false;
+        }
+        boolean fresh = admission.admittedAtMillis() > withdrawnAt;
+        boolean minuteOnly = (flags & MINUTE_ONLY) != 0;
+        if (fresh && (minuteOnly || (flags & TELLS_APART) != 0)) {
+            trusted = false;
+            probeMinute = Long.MIN_VALUE;
+            probeHeld = false;
+            probeCall = null;
+            withdrawals++;
+            withdrawnAt = nowMillis;
+        }
+        if (minuteOnly) {
+            throttles++;
+        }
+        return minuteOnly;
+    }
+
+    PacerState.ClockMinuteState export(DimensionBudget[] budgets, long nowMillis) {
+        if (!enabled) {
+            return PacerState.ClockMinuteState.NONE;
+        }
+        Map<QuotaDimension, Long> account = new EnumMap<>(QuotaDimension.class);
+        long start = PacerState.NEVER;
+        if (used != null && minute == Math.floorDiv(nowMillis, MINUTE_MILLIS)) {
+            start = minute * MINUTE_MILLIS;
+            for (int i = 0; i < budgets.length; i++) {
+                if (used[i] > 0) {
+                    account.put(budgets[i].dimension(), used[i]);
+                }
+            }
+        }
+        return new PacerState.ClockMinuteState(withdrawals, trusted, start, account);
+    }
+
+    /** Continues from a predecessor's state; a strict pacer ignores it. */
+    void restore(PacerState.ClockMinuteState state, DimensionBudget[] budgets, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        withdrawals = state.withdrawals();
+        trusted = state.trusted() && !off();
+        roll(budgets, nowMillis);
+        if (state.minuteStartMillis() == minute * MINUTE_MILLIS) {
+            for (int i = 0; i < budgets.length; i++) {
+                used[i] = state.used().getOrDefault(budgets[i].dimension(), 0L);
+            }
+        }
+    }
+
+    /**
+     * A throttle late in a minute whose account explains it bounds what a bucket held: less than
+     * the call (by the estimates' error), on each dimension whose account is spent. Called before
+     * the release gives the call's reservation back to the bound.
+     */
+    private boolean tighten(DimensionBudget[] budgets, long[] amounts, long nowMillis) {
+        if (off() || used == null || Math.floorDiv(nowMillis, MINUTE_MILLIS) != minute) {
+            return false;
+        }
+        refill(budgets, nowMillis);
+        boolean explained = false;
+        for (int i = 0; i < budgets.length; i++) {
+            if (used[i] > budgets[i].quotaPerMinute() / DECISIVE) {
+                bucketBound[i] = Math.min(bucketBound[i], (DECISIVE - 1) * amounts[i]);
+                explained = true;
+            }
+        }
+        return explained;
+    }
+
+    private void refill(DimensionBudget[] budgets, long nowMillis) {
+        if (bucketBound == null) {
+            bucketBound = new double[budgets.length];
+            for (int i = 0; i < budgets.length; i++) {
+                bucketBound[i] = budgets[i].quotaPerMinute(); // nothing known: it may be full
+            }
+        } else if (nowMillis > bucketAt) {
+            for (int i = 0; i < budgets.length; i++) {
+                long quota = budgets[i].quotaPerMinute();
+                bucketBound[i] = Math.min(quota, bucketBound[i] + (double) quota * (nowMillis - bucketAt) / MINUTE_MILLIS);
+            }
+        }
+        bucketAt = Math.max(bucketAt, nowMillis);
+    }
+
+    private Integer unwatch(Admission admission) {
+        return watched.remove(admission);
+    }
+
+    private void roll(DimensionBudget[] budgets, long nowMillis) {
+        long current = Math.floorDiv(nowMillis, MINUTE_MILLIS);
+        if (used == null) {
+            used = new long[budgets.length];
+            late = new long[budgets.length];
+            minute = current;
+        } else if (current > minute) {
+            boolean next = current == minute + 1;
+            if (minute == probeMinute && probeHeld && !off()) {
+                trusted = true; // the turn took a whole minute's account at twice the rate, unthrottled
+            }
+            probeHeld = false;
+            probeCall = null;
+            probeTaken = false;
+            for (int i = 0; i < used.length; i++) {
+                used[i] = next ? late[i] : 0;
+            }
+            Arrays.fill(late, 0);
+            minute = current;
+        }
+    }
+}

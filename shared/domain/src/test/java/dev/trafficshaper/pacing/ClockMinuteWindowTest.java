@@ -1,0 +1,137 @@
+package dev.trafficshaper.pacing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.QuotaDimension;
+import dev.trafficshaper.quota.TokenUsage;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ClockMinuteWindowTest {
+
+    /** 600k TPM: a call reserves 6,000 tokens (100 a minute at the quota) and uses 4,000 of them. */
+    private static final long QUOTA = 600_000;
+    private static final long RESERVED = 6_000;
+    private static final long ACTUAL = 4_000;
+    private static final long LATENCY = 3_000;
+    private static final PacerSettings HEADROOM = PacerSettings.builder().build();
+    private static final PacerSettings STRICT = HEADROOM.toBuilder().headroom(false).build();
+
+    /** A backlog of 600 calls queued at 50 s, drained until 15 minutes. */
+    private static List<MeteredRun.Sent> drain(Pacer pacer, MeteredRun.Meter meter) {
+        return MeteredRun.drain(pacer, meter, 600, RESERVED, ACTUAL, LATENCY, 50_000, 900_000);
+    }
+
+    private static Pacer pacer(PacerSettings settings) {
+        return Pacer.create(Quota.tokensPerMinute(QUOTA), settings);
+    }
+
+    private static long finished(List<MeteredRun.Sent> sent) {
+        return sent.get(sent.size() - 1).atMillis();
+    }
+
+    @Test
+    void underAFixedWindowTheLearnerIsTrustedAndSpendsEachMinuteFromItsTurn() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = drain(pacer, new MeteredRun.FixedWindow(QUOTA));
+
+        assertThat(pacer.minuteWindow().trusted()).isTrue();
+        // The bank's throttle at 91 s is one the minute's account explains, so the minute from
+        // 120 s is probed from its turn; it takes the whole minute unthrottled, so from 180 s the
+        // clock minute is trusted: the sliding window still holds the calls of the minute before,
+        // the clock minute does not, so the pacer spends it from its turn, at twice the even rate
+        // (about 24 calls per 5 s at the target).
+        assertThat(MeteredRun.accepted(sent, 180_000, 210_000)).as("the minute's first 30 s").isBetween(135L, 150L);
+        assertThat(MeteredRun.accepted(sent, 210_000, 240_000)).as("the minute spent, it waits for the next")
+                .isLessThan(10L);
+        assertThat(sent).as("once trusted the clock minute never overdraws the meter")
+                .noneMatch(s -> s.throttled() && s.atMillis() >= 120_000);
+        assertThat(MeteredRun.throttles(sent)).as("only the bank's probe at the burst's start").isLessThanOrEqualTo(2);
+        // (a sliding window's backlog now finishes about as soon: CatchUp fills its window at twice
+        // the even rate too, so the strict bound is the baseline here)
+        List<MeteredRun.Sent> strict = drain(pacer(STRICT),
+                new MeteredRun.FixedWindow(QUOTA));
+        assertThat(finished(sent)).as("ahead of the strict bound under the same fixed window").isLessThan(finished(strict));
+    }
+
+    @Test
+    void aSlidingWindowIsNeverTrustedAndCostsTheLearnerTwoThrottlesAtMost() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = drain(pacer, new MeteredRun.SlidingWindow(QUOTA));
+
+        assertThat(pacer.minuteWindow().trusted()).isFalse();
+        assertThat(pacer.minuteWindow().throttles()).as("throttles the learner answered").isLessThanOrEqualTo(2L);
+        assertThat(MeteredRun.throttles(sent)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void aTokenBucketCostsTheLearnerTwoThrottlesAtMost() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = drain(pacer, new MeteredRun.TokenBucket(QUOTA));
+
+        assertThat(pacer.minuteWindow().throttles()).as("throttles the learner answered").isLessThanOrEqualTo(2);
+        assertThat(MeteredRun.throttles(sent)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void withHeadroomOffNothingIsLearntAndNothingExported() {
+        Pacer pacer = pacer(STRICT);
+
+        drain(pacer, new MeteredRun.FixedWindow(QUOTA));
+
+        assertThat(pacer.minuteWindow().trusted()).isFalse();
+        assertThat(pacer.export(900_000).clockMinute()).isEqualTo(PacerState.ClockMinuteState.NONE);
+    }
+
+    @Test
+    void aSuccessorKeepsTheTrustAndWhatTheCurrentMinuteHolds() {
+        Pacer learnt = pacer(HEADROOM);
+        drain(learnt, new MeteredRun.FixedWindow(QUOTA));
+        Pacer busy = Pacer.resume(learnt.quota(), HEADROOM, learnt.export(900_000), 960_000);
+        long now = 960_000;
+        long reserved = 0;
+        int sent = 0;
+        while (sent < 40) {
+            Decision decision = busy.decide(List.of(call(sent)), now);
+            if (decision instanceof Decision.Admit admit) {
+                reserved += admit.admission().reservation().amount(QuotaDimension.TOKENS);
+                sent++;
+            } else {
+                now = ((Decision.WaitUntil) decision).atMillis();
+            }
+        }
+        PacerState state = busy.export(now);
+
+        Pacer successor = Pacer.resume(busy.quota(), HEADROOM, state, now);
+
+        assertThat(busy.minuteWindow().trusted()).as("carried from the first handoff").isTrue();
+        assertThat(state.clockMinute().minuteStartMillis()).isEqualTo(960_000);
+        assertThat(state.clockMinute().used()).containsEntry(QuotaDimension.TOKENS, reserved);
+        assertThat(successor.minuteWindow().trusted()).isTrue();
+        assertThat(successor.export(now).clockMinute()).isEqualTo(state.clockMinute());
+    }
+
+    @Test
+    void anOlderStateReadsAsNothingLearnt() {
+        Pacer predecessor = pacer(HEADROOM);
+        PacerState state = predecessor.export(0);
+        PacerState older = new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(),
+                state.target(), state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
+                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
+                state.headroomBudget(), state.inputScale(), state.bank());
+
+        Pacer successor = Pacer.resume(predecessor.quota(), HEADROOM, older, 0);
+
+        assertThat(older.clockMinute()).isEqualTo(PacerState.ClockMinuteState.NONE);
+        assertThat(successor.minuteWindow().trusted()).isFalse();
+        assertThat(successor.minuteWindow().off()).isFalse();
+    }
+
+    private static Candidate call(int i) {
+        return new Candidate("h" + i, Lane.BULK, "t", TokenUsage.of(RESERVED, 0), 0, Long.MAX_VALUE);
+    }
+}
