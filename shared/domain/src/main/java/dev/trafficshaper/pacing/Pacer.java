@@ -441,7 +441,10 @@ public final class Pacer {
         boolean neededCredit = bank.trusted() && !windowHasRoom(admission.reservation(), false, nowMillis)
                 && (admission.banked() || windowHasRoom(admission.reservation(), true, nowMillis));
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
-            return; // the bank's probe: outside headroom's budget (README, "Banked capacity")
+            // the bank's probe: not held to headroom's budget (README, "Banked capacity"), but
+            // counted in it, so the probes that are held to it leave room for the bank's throttles
+            headroom.bookThrottle(nowMillis);
+            return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
                 && bunching.throttled(feedback.target(nowMillis), admission.admittedAtMillis(), nowMillis)) {
