@@ -506,7 +506,10 @@ public final class Pacer {
         return true;
     }
 
-    /** Throttles headroom took as extra calls within its budget: its probe's and the refunding bucket's. */
+    /**
+     * Throttles taken as extra calls within headroom's budget: its probe's, the refunding bucket's
+     * and the clock-minute learner's (the bank's are booked in the budget but not held to it).
+     */
     long budgetedThrottles() {
         return headroom.probeThrottles() + bucket.throttles() + minute.throttles();
     }

@@ -100,11 +100,6 @@ final class ThrottleFeedback {
         return Math.max(0, nowMillis - loweredAt) / 60_000.0;
     }
 
-    /** A throttle the pacer did not expect, with nothing known of where the meter stopped. */
-    void onThrottle(long nowMillis) {
-        onThrottle(nowMillis, 0.0);
-    }
-
     /**
      * A throttle the pacer did not expect.
      *
@@ -133,11 +128,6 @@ final class ThrottleFeedback {
     /** Start of the latest throttle episode, {@link Long#MIN_VALUE} if none. */
     long episodeAt() {
         return episodeAt;
-    }
-
-    /** Continues from a predecessor's target at {@code atMillis} and its latest episode. */
-    void restore(double target, long atMillis, long lastEpisodeAt) {
-        restore(target, target, 0.0, atMillis, lastEpisodeAt);
     }
 
     /**

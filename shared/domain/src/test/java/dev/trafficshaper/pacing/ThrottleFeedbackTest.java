@@ -58,7 +58,7 @@ class ThrottleFeedbackTest {
     void aThrottleWithoutALevelLeavesTheLastCeilingInPlace() {
         ThrottleFeedback feedback = new ThrottleFeedback(ON);
         feedback.onThrottle(T0, 0.7);
-        feedback.onThrottle(T0 + 120_000);
+        feedback.onThrottle(T0 + 120_000, 0.0);
 
         assertThat(feedback.ceiling()).isEqualTo(0.7);
     }
