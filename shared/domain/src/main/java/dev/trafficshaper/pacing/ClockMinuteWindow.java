@@ -25,7 +25,9 @@ import java.util.Map;
  *                              + Σ (actual − reserved) of them settled (or released) in m
  *                              + Σ max(0, actual − reserved) of earlier minutes' calls settled in m
  *                              + Σ reservations admitted in the last 2 s of m − 1 (a call may
- *                                reach the meter a dispatch later than the pacer sent it)
+ *                                reach the meter a dispatch later than the pacer sent it), each
+ *                                down to its actual usage once it ends (m refunded it, or the
+ *                                meter charged it to m − 1)
  *   bucket bound b (per dimension): the most a token bucket of the quota, refilled at the quota
  *       per minute and refunded at settlement, could hold: full at the start, − each reservation,
  *       + each refund; a throttle in m while account(m) > quota / 1.1 (the account explains it)
@@ -211,10 +213,19 @@ final class ClockMinuteWindow {
         }
         roll(budgets, nowMillis);
         refill(budgets, nowMillis);
-        boolean sameMinute = Math.floorDiv(admission.admittedAtMillis(), MINUTE_MILLIS) == minute;
+        long admittedMinute = Math.floorDiv(admission.admittedAtMillis(), MINUTE_MILLIS);
+        boolean sameMinute = admittedMinute == minute;
+        // a call admitted just before a turn counts in the next minute too, until it ends: then at
+        // most its actual usage (the next minute charged it its reservation and refunded the rest, or
+        // never saw it)
+        boolean sentLate = Math.floorMod(admission.admittedAtMillis(), MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS;
+        boolean carried = sentLate && admittedMinute == minute - 1;
         for (int i = 0; i < budgets.length; i++) {
-            if (sameMinute || deltas[i] > 0) {
+            if (sameMinute || carried || deltas[i] > 0) {
                 used[i] += deltas[i];
+            }
+            if (sameMinute && sentLate) {
+                this.late[i] += deltas[i];
             }
             bucketBound[i] = Math.min(budgets[i].quotaPerMinute(), bucketBound[i] - deltas[i]);
         }

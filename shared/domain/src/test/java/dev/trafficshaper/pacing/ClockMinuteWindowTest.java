@@ -2,6 +2,7 @@ package dev.trafficshaper.pacing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.quota.TokenUsage;
@@ -113,6 +114,49 @@ class ClockMinuteWindowTest {
         assertThat(state.clockMinute().used()).containsEntry(QuotaDimension.TOKENS, reserved);
         assertThat(successor.minuteWindow().trusted()).isTrue();
         assertThat(successor.export(now).clockMinute()).isEqualTo(state.clockMinute());
+    }
+
+    @Test
+    void aCallAdmittedJustBeforeTheTurnCountsInTheNextMinuteUntilItEndsThenOnlyItsUsage() {
+        Pacer pacer = pacer(HEADROOM);
+        Admission late = admitAt(pacer, 0, 59_000);
+        Admission next = admitAt(pacer, 1, 61_000);
+        long reservedLate = tokens(late.reservation());
+        long reservedNext = tokens(next.reservation());
+
+        assertThat(pacer.export(61_000).clockMinute().used()).as("it may have reached the meter after the turn")
+                .containsEntry(QuotaDimension.TOKENS, reservedLate + reservedNext);
+
+        pacer.settle(late, TokenUsage.of(ACTUAL, 0), 62_000);
+
+        assertThat(pacer.export(62_000).clockMinute().used())
+                .as("charged to the new minute, it was refunded there; charged to the old one, it costs nothing")
+                .containsEntry(QuotaDimension.TOKENS, ACTUAL + reservedNext);
+    }
+
+    @Test
+    void aLateCallThatEndsBeforeTheTurnCarriesOnlyItsUsageAndAReleasedOneNothing() {
+        Pacer settled = pacer(HEADROOM);
+        settled.settle(admitAt(settled, 0, 58_500), TokenUsage.of(ACTUAL, 0), 59_500);
+        long reservedNext = tokens(admitAt(settled, 1, 61_000).reservation());
+
+        assertThat(settled.export(61_000).clockMinute().used()).containsEntry(QuotaDimension.TOKENS, ACTUAL + reservedNext);
+
+        Pacer released = pacer(HEADROOM);
+        released.release(admitAt(released, 0, 59_000), 59_500);
+        long reservedOther = tokens(admitAt(released, 1, 61_000).reservation());
+
+        assertThat(released.export(61_000).clockMinute().used()).containsEntry(QuotaDimension.TOKENS, reservedOther);
+    }
+
+    private static Admission admitAt(Pacer pacer, int i, long nowMillis) {
+        Decision decision = pacer.decide(List.of(call(i)), nowMillis);
+        assertThat(decision).as("an empty window admits at once").isInstanceOf(Decision.Admit.class);
+        return ((Decision.Admit) decision).admission();
+    }
+
+    private static long tokens(Charge charge) {
+        return charge.amount(QuotaDimension.TOKENS);
     }
 
     @Test
