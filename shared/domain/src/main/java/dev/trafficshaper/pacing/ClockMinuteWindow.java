@@ -40,7 +40,9 @@ import java.util.Map;
  *   the turn: after a throttle the account explains in m, minute m + 1 is a probe minute: the
  *       learner acts as if trusted, one call past the sliding bound at a time until one settles
  *       (doubling the spacing only from then); if the minute's account then holds the queue back
- *       (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2
+ *       (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2; a probe
+ *       minute that sent nothing past the sliding bound (the budget had no room) leaves the probe
+ *       owed: the next minute is the probe minute instead
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
  *   unproven:  the minute fit sends nothing outside a probe minute
  *   trusted (or probing): fit = min(sliding fit, minute fit), while headroom's budget has room;
@@ -102,6 +104,8 @@ final class ClockMinuteWindow {
     private boolean probeHeld;
     /** The probe minute's call past the sliding bound, until it settles or is refused; then whether it was taken. */
     private Admission probeCall;
+    /** Whether the probe minute sent a call past the sliding bound; if not, the probe moves to the next minute. */
+    private boolean probeSent;
     private boolean probeTaken;
 
     ClockMinuteWindow(PacerSettings settings) {
@@ -133,10 +137,13 @@ final class ClockMinuteWindow {
      */
     long windowFit(DimensionBudget[] budgets, long[] amounts, double target, long slidingFit, boolean budgetRoom,
             long nowMillis) {
-        if (off() || slidingFit <= nowMillis || !budgetRoom || !acting(nowMillis)) {
+        if (off() || slidingFit <= nowMillis || !budgetRoom) {
             return slidingFit;
         }
-        roll(budgets, nowMillis);
+        roll(budgets, nowMillis); // first: a probe still owed moves to this minute
+        if (!acting(nowMillis)) {
+            return slidingFit;
+        }
         if (!trusted && !probeTaken && probeCall != null) {
             return slidingFit; // one call past the window at a time, until the meter's answer is known
         }
@@ -199,6 +206,7 @@ final class ClockMinuteWindow {
         }
         if (minuteOnly && !trusted && probeCall == null && minute == probeMinute) {
             probeCall = admission;
+            probeSent = true;
         }
     }
 
@@ -351,7 +359,10 @@ final class ClockMinuteWindow {
             boolean next = current == minute + 1;
             if (minute == probeMinute && probeHeld && !off()) {
                 trusted = true; // the turn took a whole minute's account at twice the rate, unthrottled
+            } else if (probeMinute >= minute && probeMinute < current && !probeSent && !trusted && !off()) {
+                probeMinute = current; // nothing went past the sliding bound (no budget): the probe is still owed
             }
+            probeSent = false;
             probeHeld = false;
             probeCall = null;
             probeTaken = false;

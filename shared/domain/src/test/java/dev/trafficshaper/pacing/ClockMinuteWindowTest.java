@@ -160,6 +160,31 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void aProbeMinuteWithoutRoomInTheBudgetLeavesTheProbeOwedToTheNextMinute() {
+        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
+        long[] call = {RESERVED};
+        for (int i = 0; i < 100; i++) { // minute 0's account spent
+            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, 1_000 + i * 100);
+        }
+        learner.throttled(admission(100, 50_000), budgets, call, 50_000); // the account explains it
+
+        assertThat(learner.windowFit(budgets, call, 0.95, 70_000, false, 60_000))
+                .as("minute 1 is the probe minute, but the budget has no room").isEqualTo(70_000);
+        assertThat(learner.windowFit(budgets, call, 0.95, 130_000, true, 120_000))
+                .as("minute 2, with room: the probe is still owed, so the minute's account takes the call")
+                .isEqualTo(120_000);
+        learner.admitted(admission(101, 120_000), budgets, call, true, 120_000);
+
+        assertThat(learner.windowFit(budgets, call, 0.95, 190_000, true, 180_000))
+                .as("a probe minute that sent its call is spent: minute 3 is not probed").isEqualTo(190_000);
+    }
+
+    private static Admission admission(int i, long atMillis) {
+        return new Admission(call(i), Charge.NONE, 0.0, atMillis, null, null);
+    }
+
+    @Test
     void anOlderStateReadsAsNothingLearnt() {
         Pacer predecessor = pacer(HEADROOM);
         PacerState state = predecessor.export(0);
