@@ -391,7 +391,7 @@ public final class Pacer {
                 nowMillis));
     }
 
-    /** Books an admission in the clock minute's account ({@link ClockMinuteWindow}) and the bucket model's watch. */
+    /** Books an admission with the clock minute's learner and the bucket model's proof. */
     private Admission watched(Admission admission, boolean minuteOnly, long nowMillis) {
         long[] amounts = amounts(admission.reservation());
         minute.admitted(admission, budgets, amounts, minuteOnly, nowMillis);
