@@ -211,6 +211,11 @@ public final class Pacer {
         return minute;
     }
 
+    /** The refunding bucket's model, for tests. */
+    RefundingBucket refundingBucket() {
+        return bucket;
+    }
+
     /**
      * The same as {@link #export(long)}, for a hand-off: the window's charges in finer buckets
      * ({@link PacerState#HANDOFF_BUCKET_MILLIS}), and the calls of {@code open} that are still open
@@ -363,11 +368,12 @@ public final class Pacer {
                         nowMillis));
             }
             long modelled = Long.MAX_VALUE;
-            if (bucket.paying(bank.share() >= 1.0, headroom.budgetAllows(nowMillis), nowMillis)) {
+            boolean budgetRoom = headroom.budgetAllows(nowMillis);
+            if (bucket.paying(bank.share() >= 1.0, budgetRoom, nowMillis)) {
                 modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
                 if (modelled <= nowMillis) {
                     Admission admission = admit(chosen, charge, target, 1.0, nowMillis);
-                    bucket.paidFor(admission);
+                    bucket.paidFor(admission, budgetRoom);
                     return new Decision.Admit(chosen, watched(admission, false, nowMillis));
                 }
                 headroom.backloggedOnBucket(nowMillis);
@@ -385,16 +391,18 @@ public final class Pacer {
                 nowMillis));
     }
 
-    /** Books an admission in the clock minute's account ({@link ClockMinuteWindow}). */
+    /** Books an admission with the clock minute's learner and the bucket model's proof. */
     private Admission watched(Admission admission, boolean minuteOnly, long nowMillis) {
-        minute.admitted(admission, budgets, amounts(admission.reservation()), minuteOnly, nowMillis);
+        long[] amounts = amounts(admission.reservation());
+        minute.admitted(admission, budgets, amounts, minuteOnly, nowMillis);
+        bucket.watch(admission, amounts, nowMillis);
         return admission;
     }
 
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
         admission.close();
-        bucket.ended(admission);
+        bucket.settled(admission);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         Charge settled = Charge.settlement(quota, actual);
@@ -429,7 +437,7 @@ public final class Pacer {
             release(admission, nowMillis);
             return;
         }
-        boolean modelPaid = bucket.throttled(admission, nowMillis);
+        boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), nowMillis);
         boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
         release(admission, nowMillis);
         if (modelPaid || minuteSent) {
@@ -642,7 +650,7 @@ public final class Pacer {
         for (int i = 0; i < budgets.length; i++) {
             refunds[i] = -delta.amount(budgets[i].dimension());
         }
-        bucket.refunded(refunds, target(nowMillis), nowMillis);
+        bucket.refunded(admission, refunds, target(nowMillis), nowMillis);
         for (int i = 0; i < budgets.length; i++) {
             QuotaDimension dimension = budgets[i].dimension();
             if (admission.banked()) {

@@ -36,7 +36,14 @@ class PacerBudgetPropertiesTest {
     record Burst(long idleMillis, int calls) {
     }
 
-    record Run(List<Burst> bursts, double throttleShare, long seed, int handoffEvery) {
+    /**
+     * The meter throttles nothing in the first {@code calmMillis} of the first burst, so the bank
+     * and the bucket model's proof ({@link RefundingBucket}) may form; {@code longGenerations}:
+     * calls reserve 16,000 output tokens, use 3,000 and take a minute, so the model pays for calls
+     * the window holds back.
+     */
+    record Run(List<Burst> bursts, double throttleShare, long seed, int handoffEvery, long calmMillis,
+            boolean longGenerations) {
     }
 
     private record Open(long atMillis, Admission admission, boolean throttled) {
@@ -56,15 +63,20 @@ class PacerBudgetPropertiesTest {
         for (Burst burst : run.bursts()) {
             now += burst.idleMillis();
             for (int i = 0; i < burst.calls(); i++) {
-                queue.add(new Candidate("r" + sequence++, Lane.BULK, "t", TokenUsage.of(4_000, 1_000), now, Long.MAX_VALUE));
+                TokenUsage expected = TokenUsage.of(4_000, run.longGenerations() ? 16_000 : 1_000);
+                queue.add(new Candidate("r" + sequence++, Lane.BULK, "t", expected, now, Long.MAX_VALUE));
             }
             while (!queue.isEmpty() || !open.isEmpty()) {
                 Decision decision = queue.isEmpty() ? new Decision.Idle() : pacer.decide(List.of(queue.get(0)), now);
                 if (decision instanceof Decision.Admit admit) {
                     queue.remove(0);
                     admissions.add(now);
-                    boolean throttled = random.nextDouble() < run.throttleShare();
-                    open.add(new Open(now + (throttled ? 60 : 2_000 + random.nextInt(20_000)), admit.admission(), throttled));
+                    boolean throttled = random.nextDouble() < run.throttleShare()
+                            && now >= run.bursts().get(0).idleMillis() + run.calmMillis();
+                    long latency = run.longGenerations()
+                            ? 60_000 + random.nextInt(5_000)
+                            : 2_000 + random.nextInt(20_000);
+                    open.add(new Open(now + (throttled ? 60 : latency), admit.admission(), throttled));
                     if (admissions.size() % run.handoffEvery() == 0) {
                         budgetedBefore += pacer.budgetedThrottles();
                         pacer = Pacer.resume(QUOTA, ON, pacer.export(now), now);
@@ -80,7 +92,8 @@ class PacerBudgetPropertiesTest {
                         pacer.throttled(done.admission(), now);
                         queue.add(0, done.admission().candidate());
                     } else {
-                        pacer.settle(done.admission(), TokenUsage.of(4_000, 300), now);
+                        long generated = run.longGenerations() ? 3_000 : 300;
+                        pacer.settle(done.admission(), TokenUsage.of(4_000, generated), now);
                     }
                     if (pacer.budgetedThrottles() > before) {
                         long sent = done.admission().admittedAtMillis();
@@ -122,6 +135,8 @@ class PacerBudgetPropertiesTest {
                 bursts.list().ofMinSize(1).ofMaxSize(6),
                 Arbitraries.doubles().between(0.0, 0.3),
                 Arbitraries.longs(),
-                Arbitraries.integers().between(20, 2_000)).as(Run::new);
+                Arbitraries.integers().between(20, 2_000),
+                Arbitraries.longs().between(0, 180_000),
+                Arbitraries.of(false, true)).as(Run::new);
     }
 }

@@ -107,7 +107,7 @@ class RefundingBucketTest {
 
         assertThat(bucket.fitAt(new long[] {100_000}, 1.0, 0)).as("20k left, 80k to refill at 2k a second")
                 .isEqualTo(40_000);
-        bucket.refunded(new long[] {80_000}, 1.0, 0);
+        bucket.refunded(admission("x"), new long[] {80_000}, 1.0, 0);
         assertThat(bucket.fitAt(new long[] {80_000}, 1.0, 0)).isEqualTo(0);
     }
 
@@ -117,27 +117,27 @@ class RefundingBucketTest {
         Admission first = admission("a");
         Admission second = admission("b");
         Admission unpaid = admission("c");
-        bucket.paidFor(first);
-        bucket.paidFor(second);
+        bucket.paidFor(first, true);
+        bucket.paidFor(second, true);
 
         assertThat(bucket.paying(true, true, 0)).isTrue();
-        assertThat(bucket.throttled(unpaid, 0)).as("not the model's").isFalse();
-        assertThat(bucket.throttled(first, 1_000)).isTrue();
+        assertThat(bucket.throttled(unpaid, true, 0)).as("not the model's").isFalse();
+        assertThat(bucket.throttled(first, true, 1_000)).isTrue();
         assertThat(bucket.paying(true, true, 60_999)).isFalse();
-        assertThat(bucket.throttled(second, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
+        assertThat(bucket.throttled(second, true, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
         assertThat(bucket.paying(true, true, 61_000)).isTrue();
 
         Admission third = admission("d");
-        bucket.paidFor(third);
-        assertThat(bucket.throttled(third, 100_000)).isTrue();
+        bucket.paidFor(third, true);
+        assertThat(bucket.throttled(third, true, 100_000)).isTrue();
         assertThat(bucket.paying(true, false, 220_000)).as("no room in the budget").isFalse();
         assertThat(bucket.paying(true, true, 219_999)).isFalse();
         assertThat(bucket.paying(true, true, 220_000)).isTrue();
         assertThat(bucket.throttles()).isEqualTo(3);
 
         Admission fourth = admission("e");
-        bucket.paidFor(fourth);
-        assertThat(bucket.throttled(fourth, 230_000)).isTrue();
+        bucket.paidFor(fourth, true);
+        assertThat(bucket.throttled(fourth, true, 230_000)).isTrue();
         assertThat(bucket.paying(true, true, 230_000 + 3_600_000)).as("a third withdrawal: no bucket").isFalse();
     }
 
@@ -147,6 +147,147 @@ class RefundingBucketTest {
 
         assertThat(bucket.paying(true, false, 0)).as("no room: not even a first probe").isFalse();
         assertThat(bucket.paying(true, true, 0)).isTrue();
+    }
+
+    /** 400 long generations queued after an idle minute into {@code meter}, drained until 30 minutes. */
+    private static List<MeteredRun.Sent> drainLongGenerations(Pacer pacer, MeteredRun.Meter meter) {
+        return MeteredRun.drain(pacer, meter, 400, MAX_TOKENS, GENERATED, LATENCY_MILLIS, 0, 1_800_000);
+    }
+
+    @Test
+    void aTokenBucketThatTookWhatNeitherWindowWouldIsPaidForBeforeTheBudgetHasRoom() {
+        Pacer pacer = Pacer.create(MeteredRun.tokens(300_000), PacerSettings.defaults());
+
+        List<MeteredRun.Sent> sent = drainLongGenerations(pacer, new MeteredRun.TokenBucket(300_000));
+
+        assertThat(MeteredRun.throttles(sent)).isZero();
+        assertThat(pacer.refundingBucket().proven()).isTrue();
+        // the bank's minute took what neither window of the quota would, and its calls settle from
+        // 61 s: the model pays from then on, where its first call waited for the budget's room,
+        // the 100th call (measured: at 138 s; at 187 s when it waited)
+        assertThat(sent.get(99).atMillis()).as("the 100th call").isLessThan(150_000);
+        assertThat(pacer.budgetedThrottles()).isZero();
+    }
+
+    @Test
+    void aRefusalOfACallPaidOnTheProofAloneEndsItAndTheModelWaitsForTheBudgetAgain() {
+        Pacer pacer = Pacer.create(MeteredRun.tokens(300_000), PacerSettings.defaults());
+        MeteredRun.TokenBucket bucket = new MeteredRun.TokenBucket(300_000);
+        long[] refusedAt = {-1};
+        MeteredRun.Meter surprising = new MeteredRun.Meter() { // a bucket that refuses one call at 100 s
+            @Override
+            public Object reserve(long amount, long nowMillis) {
+                if (nowMillis >= 100_000 && refusedAt[0] < 0) {
+                    refusedAt[0] = nowMillis;
+                    return null;
+                }
+                return bucket.reserve(amount, nowMillis);
+            }
+
+            @Override
+            public void settle(Object handle, long reserved, long actual, long nowMillis) {
+                bucket.settle(handle, reserved, actual, nowMillis);
+            }
+        };
+
+        List<MeteredRun.Sent> sent = drainLongGenerations(pacer, surprising);
+
+        assertThat(MeteredRun.throttles(sent)).isOne();
+        long before = sent.stream().filter(s -> s.atMillis() < refusedAt[0]).count();
+        assertThat(before).as("the model paid before the budget had room").isLessThan(100);
+        assertThat(pacer.budgetedThrottles()).as("a call sent on the proof is no probe").isZero();
+        assertThat(pacer.refundingBucket().proven()).isFalse();
+        assertThat(pacer.snapshot(refusedAt[0]).target()).as("the target answers it").isLessThan(0.95);
+        assertThat(pacer.refundingBucket().paying(true, true, sent.get(sent.size() - 1).atMillis()))
+                .as("withdrawn: it pays again only within the budget, a minute on").isTrue();
+        assertThat(pacer.refundingBucket().paying(true, false, sent.get(sent.size() - 1).atMillis())).isFalse();
+    }
+
+    @Test
+    void neitherWindowMeterEverProvesTheBucket() {
+        Pacer sliding = Pacer.create(MeteredRun.tokens(300_000), PacerSettings.defaults());
+        Pacer fixed = Pacer.create(MeteredRun.tokens(300_000), PacerSettings.defaults());
+
+        drainLongGenerations(sliding, new MeteredRun.SlidingWindow(300_000));
+        drainLongGenerations(fixed, new MeteredRun.FixedWindow(300_000));
+
+        assertThat(sliding.refundingBucket().proven()).isFalse();
+        assertThat(fixed.refundingBucket().proven()).isFalse();
+    }
+
+    @Test
+    void aSettledCallBothWindowsWouldRefuseProvesAndAReleasedOneDoesNot() {
+        DimensionBudget[] budgets = budgets();
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
+        Admission released = null;
+        Admission proving = null;
+        for (int i = 0; i < 12; i++) { // 12 × 12,000 = 1.2 × the 120k quota, within one clock minute
+            long at = 1_000L * i;
+            budgets[0].charge(12_000, 12_000, 1.0, at);
+            Admission admission = admission("p" + i);
+            bucket.watch(admission, new long[] {12_000}, at);
+            released = i == 10 ? admission : released;
+            proving = i == 11 ? admission : proving;
+        }
+
+        assertThat(bucket.paying(true, false, 12_000)).as("nothing settled yet").isFalse();
+        bucket.ended(released);
+        assertThat(bucket.proven()).as("a release shows nothing").isFalse();
+        bucket.settled(proving);
+        assertThat(bucket.proven()).isTrue();
+        assertThat(bucket.paying(true, false, 12_000)).as("no room in the budget, but no probe either").isTrue();
+    }
+
+    @Test
+    void aCallInAMinutesLastTwoSecondsProvesNothingForTheFixedWindow() {
+        DimensionBudget[] budgets = budgets();
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
+        Admission last = null;
+        for (int i = 0; i < 12; i++) { // all at 58–59 s: they may reach the meter in the next minute
+            long at = 58_000 + 100L * i;
+            budgets[0].charge(12_000, 12_000, 1.0, at);
+            last = admission("p" + i);
+            bucket.watch(last, new long[] {12_000}, at);
+        }
+
+        bucket.settled(last);
+
+        assertThat(bucket.proven()).isFalse();
+    }
+
+    @Test
+    void aThrottleOfACallPaidOnTheProofAloneIsNotTheBudgetsAndEndsTheProofForGood() {
+        DimensionBudget[] budgets = budgets();
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
+        Admission proving = null;
+        for (int i = 0; i < 12; i++) {
+            budgets[0].charge(12_000, 12_000, 1.0, 1_000L * i);
+            proving = admission("p" + i);
+            bucket.watch(proving, new long[] {12_000}, 1_000L * i);
+        }
+        bucket.settled(proving);
+        Admission onProof = admission("q");
+        Admission withinBudget = admission("r");
+        bucket.paidFor(onProof, false);
+        bucket.paidFor(withinBudget, true);
+
+        assertThat(bucket.throttled(onProof, false, 20_000)).as("answered without room: the pacer's, not a probe's")
+                .isFalse();
+        assertThat(bucket.proven()).isFalse();
+        assertThat(bucket.throttles()).isZero();
+        assertThat(bucket.throttled(withinBudget, false, 20_100)).as("sent within the budget: booked there").isTrue();
+        assertThat(bucket.paying(true, false, 20_000 + 3_600_000)).as("after a withdrawal only the budget's room")
+                .isFalse();
+        assertThat(bucket.paying(true, true, 20_000 + 3_600_000)).isTrue();
+
+        for (int i = 0; i < 12; i++) { // the same evidence again proves nothing once contradicted
+            long at = 4_000_000 + 1_000L * i;
+            budgets[0].charge(12_000, 12_000, 1.0, at);
+            proving = admission("s" + i);
+            bucket.watch(proving, new long[] {12_000}, at);
+        }
+        bucket.settled(proving);
+        assertThat(bucket.proven()).isFalse();
     }
 
     @Test
