@@ -39,10 +39,12 @@ import java.util.Map;
  *                   at the {@value #GIVE_UP_AFTER}nd, off for good
  *   the turn: after a throttle the account explains in m, minute m + 1 is a probe minute: the
  *       learner acts as if trusted, one call past the sliding bound at a time until one settles
- *       (doubling the spacing only from then); if the minute's account then holds the queue back
- *       (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2; a probe
- *       minute that sent nothing past the sliding bound (the budget had no room) leaves the probe
- *       owed: the next minute is the probe minute instead
+ *       (doubling the spacing only from then), then within any refusal time r at most as many as
+ *       went before it unrefused (so the count doubles each r; r = the longest a throttle took to
+ *       come back, at least 1 s, at most 5 s); if the minute's account then holds the
+ *       queue back (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2;
+ *       a probe minute that sent nothing past the sliding bound (the budget had no room) leaves the
+ *       probe owed: the next minute is the probe minute instead
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
  *   unproven:  the minute fit sends nothing outside a probe minute
  *   trusted (or probing): fit = min(sliding fit, minute fit), while headroom's budget has room;
@@ -75,6 +77,9 @@ final class ClockMinuteWindow {
     static final double DECISIVE = 1.1;
     /** A call admitted this close before a turn may reach the meter after it: it counts in both minutes. */
     static final long TURN_GUARD_MILLIS = 2_000;
+    /** The least and the most time the learner allows a refusal to come back in. */
+    static final long DEFAULT_REFUSAL_MILLIS = 1_000;
+    static final long MAX_REFUSAL_MILLIS = 5_000;
 
     /** Flags of an open admission the learner watches. */
     private static final int MINUTE_ONLY = 1;
@@ -102,11 +107,14 @@ final class ClockMinuteWindow {
     private long probeMinute = Long.MIN_VALUE;
     /** Whether the probe minute's account held the queue back (it spent the minute from its turn). */
     private boolean probeHeld;
-    /** The probe minute's call past the sliding bound, until it settles or is refused; then whether it was taken. */
-    private Admission probeCall;
+    /** The probe minute's calls past the sliding bound not yet answered, with the time each was sent. */
+    private final Map<Admission, Long> probeCalls = new IdentityHashMap<>();
+    /** How many of them settled (the meter took them). */
+    private int probesTaken;
     /** Whether the probe minute sent a call past the sliding bound; if not, the probe moves to the next minute. */
     private boolean probeSent;
-    private boolean probeTaken;
+    /** How long the meter took to refuse a call, at the most, of those seen: a call older than that went through. */
+    private long refusalMillis = DEFAULT_REFUSAL_MILLIS;
 
     ClockMinuteWindow(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -144,14 +152,33 @@ final class ClockMinuteWindow {
         if (!acting(nowMillis)) {
             return slidingFit;
         }
-        if (!trusted && !probeTaken && probeCall != null) {
-            return slidingFit; // one call past the window at a time, until the meter's answer is known
+        if (!trusted && !probeMayGo(nowMillis)) {
+            return slidingFit;
         }
         if (fits(budgets, amounts, target, nowMillis)) {
             return nowMillis;
         }
         probeHeld |= minute == probeMinute;
         return Math.min(slidingFit, (minute + 1) * MINUTE_MILLIS);
+    }
+
+    /**
+     * Whether another call past the sliding window may go in an unproven probe minute: one at a time
+     * until one settles, then as many in the last refusal time as went before it unrefused (the count
+     * doubles each refusal time), so a sliding window's first refusal meets about as many calls as it
+     * had taken, not all those a doubled spacing sends before the answer comes back.
+     */
+    private boolean probeMayGo(long nowMillis) {
+        if (probesTaken == 0) {
+            return probeCalls.isEmpty();
+        }
+        long recent = 0;
+        for (long sentAt : probeCalls.values()) {
+            if (sentAt > nowMillis - refusalMillis) {
+                recent++;
+            }
+        }
+        return recent < probesTaken + (probeCalls.size() - recent);
     }
 
     /** Whether the current minute's account takes the call under (target + lift) × quota. */
@@ -168,7 +195,7 @@ final class ClockMinuteWindow {
 
     /** The multiple of the target rate the spacing charges at; 1 unless trusted outside a bank's episode. */
     double spacingMultiple(boolean banking, long nowMillis) {
-        boolean spends = trusted || (acting(nowMillis) && probeTaken); // a probe minute once its first call went
+        boolean spends = trusted || (acting(nowMillis) && probesTaken > 0); // a probe minute once its first call went
         return spends && !off() && !banking ? RATE_MULTIPLE : 1.0;
     }
 
@@ -204,8 +231,8 @@ final class ClockMinuteWindow {
         if (flags != 0) {
             watched.put(admission, flags);
         }
-        if (minuteOnly && !trusted && probeCall == null && minute == probeMinute) {
-            probeCall = admission;
+        if (minuteOnly && !trusted && minute == probeMinute) {
+            probeCalls.put(admission, nowMillis);
             probeSent = true;
         }
     }
@@ -237,9 +264,8 @@ final class ClockMinuteWindow {
             }
             bucketBound[i] = Math.min(budgets[i].quotaPerMinute(), bucketBound[i] - deltas[i]);
         }
-        if (admission == probeCall) {
-            probeTaken = settled; // it settled: the meter took it
-            probeCall = null;
+        if (probeCalls.remove(admission) != null && settled) {
+            probesTaken++; // it settled: the meter took it
         }
         Integer flags = unwatch(admission);
         if (settled && flags != null && (flags & PROVES) != 0 && admission.admittedAtMillis() > withdrawnAt
@@ -255,6 +281,9 @@ final class ClockMinuteWindow {
      */
     boolean throttled(Admission admission, DimensionBudget[] budgets, long[] amounts, long nowMillis) {
         boolean explained = tighten(budgets, amounts, nowMillis);
+        if (enabled) {
+            refusalMillis = Math.max(refusalMillis, Math.min(MAX_REFUSAL_MILLIS, nowMillis - admission.admittedAtMillis()));
+        }
         Integer flags = unwatch(admission);
         if (explained && !trusted && !off() && (flags == null || (flags & MINUTE_ONLY) == 0)) {
             probeMinute = minute + 1;
@@ -268,7 +297,8 @@ final class ClockMinuteWindow {
             trusted = false;
             probeMinute = Long.MIN_VALUE;
             probeHeld = false;
-            probeCall = null;
+            probeCalls.clear();
+            probesTaken = 0;
             withdrawals++;
             withdrawnAt = nowMillis;
         }
@@ -364,8 +394,8 @@ final class ClockMinuteWindow {
             }
             probeSent = false;
             probeHeld = false;
-            probeCall = null;
-            probeTaken = false;
+            probeCalls.clear();
+            probesTaken = 0;
             for (int i = 0; i < used.length; i++) {
                 used[i] = next ? late[i] : 0;
             }

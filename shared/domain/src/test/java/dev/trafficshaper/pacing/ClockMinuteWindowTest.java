@@ -69,6 +69,25 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void underASlidingWindowTheProbeMinuteSendsPastTheBoundNoFasterThanItsRefusalsComeBack() {
+        // 4M TPM, 2,000 tokens in and 8,000 out reserved, 650 used: the spacing charges what a call
+        // uses, so at twice the even rate reservations start at several times the quota's rate, and a
+        // refusal takes 500 ms to come back. Once the probe minute's first call past the sliding bound
+        // settled, sending on at that rate had about 20 calls refused before the first answer came
+        // (47 here with no limit on the probe minute at all). The backlog is queued at a minute's
+        // start, so the bank's refusals come while the minute's account explains them and open the
+        // probe minute (queued 10 s before a turn, the account holds too little to explain them).
+        Pacer pacer = Pacer.create(Quota.tokensPerMinute(4_000_000), HEADROOM);
+
+        List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, new MeteredRun.SlidingWindow(4_000_000), 8_000,
+                TokenUsage.of(2_000, 8_000), TokenUsage.of(2_000, 650), 4_000, 500, 0, 900_000);
+
+        assertThat(pacer.minuteWindow().trusted()).isFalse();
+        assertThat(pacer.minuteWindow().throttles()).as("throttles the learner answered").isBetween(1L, 10L);
+        assertThat(MeteredRun.accepted(sent, 0, 900_000)).as("every call served").isEqualTo(8_000);
+    }
+
+    @Test
     void aTokenBucketCostsTheLearnerTwoThrottlesAtMost() {
         Pacer pacer = pacer(HEADROOM);
 

@@ -141,26 +141,49 @@ final class MeteredRun {
      */
     static List<Sent> drain(Pacer pacer, Meter meter, int requests, long reserved, long actual, long latencyMillis,
             long fromMillis, long untilMillis) {
+        return drain(pacer, meter, requests, TokenUsage.of(reserved, 0), TokenUsage.of(actual, 0), latencyMillis, 0,
+                fromMillis, untilMillis);
+    }
+
+    /**
+     * The same for calls estimated as {@code expected} (its output the call's {@code maxTokens}) that
+     * use {@code used}, with each throttle answered {@code refusalMillis} after the call went (0: at
+     * once): the drainer goes on sending meanwhile, and the request is back at the head when its
+     * answer comes.
+     */
+    static List<Sent> drain(Pacer pacer, Meter meter, int requests, TokenUsage expected, TokenUsage used,
+            long latencyMillis, long refusalMillis, long fromMillis, long untilMillis) {
+        long reserved = expected.inputTokens() + expected.outputTokens();
+        long actual = used.inputTokens() + used.outputTokens();
         List<Sent> sent = new ArrayList<>();
         PriorityQueue<Open> open = new PriorityQueue<>(Comparator.comparingLong(Open::atMillis));
+        PriorityQueue<Open> refused = new PriorityQueue<>(Comparator.comparingLong(Open::atMillis));
         int sequence = 0;
         int left = requests;
         long now = fromMillis;
         long wake = now;
-        while ((left > 0 || !open.isEmpty()) && now < untilMillis) {
+        while ((left > 0 || !open.isEmpty() || !refused.isEmpty()) && now < untilMillis) {
+            while (!refused.isEmpty() && refused.peek().atMillis() <= now) {
+                pacer.throttled(refused.poll().admission(), now);
+                left++;
+                wake = Math.min(wake, now);
+            }
             while (!open.isEmpty() && open.peek().atMillis() <= now) {
                 Open done = open.poll();
                 meter.settle(done.handle(), done.admission().reservation().amount(QuotaDimension.TOKENS), actual, now);
-                pacer.settle(done.admission(), TokenUsage.of(actual, 0), now);
+                pacer.settle(done.admission(), used, now);
             }
             if (left > 0 && wake <= now) {
-                Candidate head = new Candidate("r" + sequence, Lane.BULK, "t", TokenUsage.of(reserved, 0), 0,
-                        Long.MAX_VALUE);
+                Candidate head = new Candidate("r" + sequence, Lane.BULK, "t", expected, 0, Long.MAX_VALUE);
                 Decision decision = pacer.decide(List.of(head), now);
                 if (decision instanceof Decision.Admit admit) {
                     Object handle = meter.reserve(admit.admission().reservation().amount(QuotaDimension.TOKENS), now);
                     sent.add(new Sent(now, reserved, handle == null));
-                    if (handle == null) {
+                    if (handle == null && refusalMillis > 0) {
+                        refused.add(new Open(now + refusalMillis, admit.admission(), null));
+                        sequence++;
+                        left--;
+                    } else if (handle == null) {
                         pacer.throttled(admit.admission(), now);
                         wake = now + THROTTLE_ROUND_TRIP_MILLIS;
                     } else {
@@ -172,9 +195,11 @@ final class MeteredRun {
                 }
                 wake = decision instanceof Decision.WaitUntil until ? until.atMillis() : Long.MAX_VALUE;
             }
-            long next = Math.min(wake, open.isEmpty() ? Long.MAX_VALUE : open.peek().atMillis());
+            long answered = Math.min(open.isEmpty() ? Long.MAX_VALUE : open.peek().atMillis(),
+                    refused.isEmpty() ? Long.MAX_VALUE : refused.peek().atMillis());
+            long next = Math.min(wake, answered);
             if (left == 0) {
-                next = open.isEmpty() ? untilMillis : open.peek().atMillis();
+                next = answered == Long.MAX_VALUE ? untilMillis : answered;
             }
             now = Math.max(now + (next == now ? 1 : 0), Math.min(next, untilMillis));
         }
