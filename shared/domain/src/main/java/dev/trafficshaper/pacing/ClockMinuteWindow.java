@@ -129,6 +129,11 @@ final class ClockMinuteWindow {
         return !off() && (trusted || Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute);
     }
 
+    /** Whether a call sent at {@code atMillis} may reach the meter after the clock minute's turn. */
+    static boolean nearTurn(long atMillis) {
+        return Math.floorMod(atMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS;
+    }
+
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
     boolean off() {
         return !enabled || withdrawals >= GIVE_UP_AFTER;
@@ -221,7 +226,7 @@ final class ClockMinuteWindow {
             neitherTakesIt |= slidingRefuses && bucketRefuses;
             bucketBound[i] -= amounts[i];
             used[i] += amounts[i];
-            if (Math.floorMod(nowMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS) {
+            if (nearTurn(nowMillis)) {
                 late[i] += amounts[i];
             }
         }
@@ -253,7 +258,7 @@ final class ClockMinuteWindow {
         // a call admitted just before a turn counts in the next minute too, until it ends: then at
         // most its actual usage (the next minute charged it its reservation and refunded the rest, or
         // never saw it)
-        boolean sentLate = Math.floorMod(admission.admittedAtMillis(), MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS;
+        boolean sentLate = nearTurn(admission.admittedAtMillis());
         boolean carried = sentLate && admittedMinute == minute - 1;
         for (int i = 0; i < budgets.length; i++) {
             if (sameMinute || carried || deltas[i] > 0) {

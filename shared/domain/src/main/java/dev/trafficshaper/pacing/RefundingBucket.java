@@ -72,10 +72,7 @@ final class RefundingBucket {
     static final long MAX_RETRUST_MILLIS = 600_000;
     static final int GIVE_UP_AFTER = 3;
     /** How far past the quota both windows must be for a taken call to prove (estimates err). */
-    static final double DECISIVE = 1.1;
-    /** A call admitted this close before a clock minute's turn may reach the meter after it. */
-    static final long TURN_GUARD_MILLIS = 2_000;
-    private static final long MINUTE_MILLIS = 60_000;
+    static final double DECISIVE = ClockMinuteWindow.DECISIVE;
 
     private final boolean enabled;
     private final DimensionBudget[] budgets;
@@ -199,7 +196,7 @@ final class RefundingBucket {
             return;
         }
         roll(nowMillis);
-        if (Math.floorMod(nowMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS) {
+        if (ClockMinuteWindow.nearTurn(nowMillis)) {
             return; // it may reach the meter in either minute: it counts in neither
         }
         boolean slidingRefuses = false;
@@ -291,7 +288,7 @@ final class RefundingBucket {
     }
 
     private void roll(long nowMillis) {
-        long current = Math.floorDiv(nowMillis, MINUTE_MILLIS);
+        long current = Math.floorDiv(nowMillis, ClockMinuteWindow.MINUTE_MILLIS);
         if (current > minute) {
             minute = current;
             Arrays.fill(minuteHeld, 0);
