@@ -24,9 +24,11 @@ import java.util.Set;
  * <pre>
  *   per metered dimension, with s = the target share of the quota (lift included, at most 1):
  *     level ℓ starts at 0 (nothing assumed banked: a fresh pacer, or a successor whose
- *       predecessor's open calls it will never see settle), and is full (s × quota) whenever
+ *       predecessor's open calls it will never see settle), and is full (the quota) whenever
  *       nothing was charged in the last 60 s: a bucket not in debt then has refilled a quota since
- *     ℓ(t) = min(s × quota, ℓ(t₀) + s × quota × (t − t₀) / 60 s)
+ *     ℓ(t) = min(quota, ℓ(t₀) + s × quota × (t − t₀) / 60 s)
+ *       it refills at the target, slower than the meter, so it is never fuller than the meter; it
+ *       holds a whole quota, as the meter does, so a full bank is spent whole, not s of it
  *     every admission:  ℓ −= reservation
  *     its settlement:   ℓ += reservation − actual   (a release or a throttle: ℓ += reservation)
  *   a call the window holds back goes now if ℓ ≥ its reservation on every dimension (and the
@@ -138,7 +140,7 @@ final class RefundingBucket {
             if (missing <= 0) {
                 continue;
             }
-            long cap = capacity(i, share);
+            long cap = capacity(i);
             if (amounts[i] > cap) {
                 return Long.MAX_VALUE;
             }
@@ -169,7 +171,7 @@ final class RefundingBucket {
         }
         refill(share, nowMillis);
         for (int i = 0; i < level.length; i++) {
-            level[i] = capacity(i, share);
+            level[i] = capacity(i);
             remainder[i] = 0;
         }
     }
@@ -224,7 +226,7 @@ final class RefundingBucket {
         roll(nowMillis);
         boolean sameMinute = inMinute.remove(admission);
         for (int i = 0; i < refunds.length; i++) {
-            level[i] = Math.min(capacity(i, share), level[i] + refunds[i]);
+            level[i] = Math.min(capacity(i), level[i] + refunds[i]);
             if (sameMinute) {
                 minuteHeld[i] -= refunds[i];
             }
@@ -283,8 +285,9 @@ final class RefundingBucket {
         return throttles;
     }
 
-    private long capacity(int index, double share) {
-        return (long) Math.floor(Math.min(1.0, share) * quotaPerMinute[index]);
+    /** A bucket of the quota holds the quota: the target slows the refill, it does not shrink the bucket. */
+    private long capacity(int index) {
+        return quotaPerMinute[index];
     }
 
     private void roll(long nowMillis) {
@@ -307,7 +310,7 @@ final class RefundingBucket {
         long elapsed = nowMillis - updatedAt;
         double rate = Math.min(1.0, share);
         for (int i = 0; i < level.length; i++) {
-            long cap = capacity(i, share);
+            long cap = capacity(i);
             if (level[i] >= cap) {
                 remainder[i] = 0;
                 continue;

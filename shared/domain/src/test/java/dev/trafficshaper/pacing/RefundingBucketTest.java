@@ -90,13 +90,16 @@ class RefundingBucketTest {
     }
 
     @Test
-    void theLevelRefillsAtTheTargetFromNothingAndAnIdleMinuteFillsIt() {
+    void theLevelRefillsAtTheTargetFromNothingUpToTheWholeQuotaAndAnIdleMinuteFillsIt() {
         RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
 
         assertThat(bucket.fitAt(new long[] {60_000}, 0.5, 0)).as("60k at 60k a minute: a minute").isEqualTo(60_000);
-        assertThat(bucket.fitAt(new long[] {60_001}, 0.5, 0)).as("beyond the capacity").isEqualTo(Long.MAX_VALUE);
+        assertThat(bucket.fitAt(new long[] {120_000}, 0.5, 0)).as("the whole quota, at half of it a minute")
+                .isEqualTo(120_000);
+        assertThat(bucket.fitAt(new long[] {120_001}, 0.5, 0)).as("beyond the quota").isEqualTo(Long.MAX_VALUE);
         bucket.idleMinute(0.5, 1_000);
-        assertThat(bucket.fitAt(new long[] {60_000}, 0.5, 1_000)).isEqualTo(1_000);
+        assertThat(bucket.fitAt(new long[] {120_000}, 0.5, 1_000)).as("an idle minute banks the whole quota, not half")
+                .isEqualTo(1_000);
     }
 
     @Test
