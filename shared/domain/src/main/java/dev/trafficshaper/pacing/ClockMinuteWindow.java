@@ -47,7 +47,9 @@ import java.util.Map;
  *       probe owed: the next minute is the probe minute instead
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
  *   unproven:  the minute fit sends nothing outside a probe minute
- *   trusted (or probing): fit = min(sliding fit, minute fit), while headroom's budget has room;
+ *   trusted: fit = minute fit (the sliding fit neither sends past it nor holds back what it takes),
+ *              while headroom's budget has room; without room the strict sliding fit alone
+ *   probing: fit = min(sliding fit, minute fit), while headroom's budget has room;
  *              the spacing charges at {@value #RATE_MULTIPLE} × the target rate (outside a bank's
  *              episode, which adds its own 1×), so a minute's quota takes at least 30 s: never a clump
  *   a throttle of a call only the minute fit sent is the learner's, booked in headroom's budget
@@ -146,11 +148,21 @@ final class ClockMinuteWindow {
 
     /**
      * The earliest time the clock minute takes the call, or {@code slidingFit} when the minute may
-     * not be used now; {@code slidingFit} when it is earlier.
+     * not be used now; {@code slidingFit} when it is earlier, unless trusted: then the minute's
+     * account alone (a call the sliding fit would send past it waits for the turn).
      */
     long windowFit(DimensionBudget[] budgets, long[] amounts, double target, long slidingFit, boolean budgetRoom,
             long nowMillis) {
-        if (off() || slidingFit <= nowMillis || !budgetRoom) {
+        if (off()) {
+            return slidingFit;
+        }
+        if (trusted && budgetRoom) {
+            // the clock minute is the window: it alone bounds the call, also where the sliding fit
+            // (open calls forgiven, the lift) would send past the minute's account
+            roll(budgets, nowMillis);
+            return fits(budgets, amounts, target, nowMillis) ? nowMillis : (minute + 1) * MINUTE_MILLIS;
+        }
+        if (slidingFit <= nowMillis || !budgetRoom) {
             return slidingFit;
         }
         roll(budgets, nowMillis); // first: a probe still owed moves to this minute

@@ -357,7 +357,7 @@ public final class Pacer {
             slidingFit = Math.max(slidingFit, fit);
             windowBinds |= fit > nowMillis && fit >= slot;
         }
-        boolean minuteMayHelp = slidingFit > nowMillis && !minute.off() && headroom.budgetAllows(nowMillis);
+        boolean minuteMayHelp = !minute.off() && headroom.budgetAllows(nowMillis);
         start = Math.max(start, minute.windowFit(budgets, amounts(charge), target, slidingFit, minuteMayHelp, nowMillis));
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);

@@ -136,6 +136,24 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void onceTrustedTheMinutesAccountHoldsBackWhatForgivingTheOpenCallsWouldSendPastIt() {
+        Pacer pacer = pacer(HEADROOM);
+        MeteredRun.FixedWindow meter = new MeteredRun.FixedWindow(QUOTA);
+        drain(pacer, meter);
+        assertThat(pacer.minuteWindow().trusted()).isTrue();
+
+        // Calls that outlive the minute: the fixed window refunds none of them, while headroom,
+        // with the sliding window binding, learns to forgive the open calls' unused reservation.
+        List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, meter, 600, RESERVED, ACTUAL / 2, 70_000, 900_000,
+                2_400_000);
+
+        assertThat(MeteredRun.accepted(sent, 0, Long.MAX_VALUE)).isEqualTo(600);
+        assertThat(MeteredRun.throttles(sent)).as("the minute's account, not the forgiven window, bounds each call")
+                .isZero();
+        assertThat(pacer.minuteWindow().trusted()).isTrue();
+    }
+
+    @Test
     void aCallAdmittedJustBeforeTheTurnCountsInTheNextMinuteUntilItEndsThenOnlyItsUsage() {
         Pacer pacer = pacer(HEADROOM);
         Admission late = admitAt(pacer, 0, 59_000);
