@@ -45,6 +45,11 @@ import java.util.Map;
  *       queue back (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2;
  *       a probe minute that sent nothing past the sliding bound (the budget had no room) leaves the
  *       probe owed: the next minute is the probe minute instead
+ *   long calls (the last call to settle took over 30 s: a probe call seldom settles in its minute):
+ *       a probe call out longer than r went through (answered by time, counted as taken); the
+ *       turn then trusts only if one of those was decisive (a sliding window whose minute before
+ *       left it room takes the others too); while such a probe is owed headroom does not step, so
+ *       the budget's one throttle in 10 minutes is the learner's, not the lift's
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
  *   unproven:  the minute fit sends nothing outside a probe minute
  *   trusted: fit = minute fit (the sliding fit neither sends past it nor holds back what it takes),
@@ -115,6 +120,11 @@ final class ClockMinuteWindow {
     private int probesTaken;
     /** Whether the probe minute sent a call past the sliding bound; if not, the probe moves to the next minute. */
     private boolean probeSent;
+    /** Whether the last call to settle took more than half a minute: a probe call seldom settles in its minute. */
+    private boolean longCalls;
+    /** Whether a probe call of this minute was answered by time, and whether one of those was decisive. */
+    private boolean probeByTime;
+    private boolean probeDecisive;
     /** How long the meter took to refuse a call, at the most, of those seen: a call older than that went through. */
     private long refusalMillis = DEFAULT_REFUSAL_MILLIS;
 
@@ -134,6 +144,12 @@ final class ClockMinuteWindow {
     /** Whether a call sent at {@code atMillis} may reach the meter after the clock minute's turn. */
     static boolean nearTurn(long atMillis) {
         return Math.floorMod(atMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS;
+    }
+
+    /** Whether the learner owes a probe its calls cannot answer by settling within the minute. */
+    boolean probeOwed(long nowMillis) {
+        return longCalls && !off() && !trusted && probeMinute != Long.MIN_VALUE
+                && probeMinute >= Math.floorDiv(nowMillis, MINUTE_MILLIS);
     }
 
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
@@ -186,6 +202,21 @@ final class ClockMinuteWindow {
      * had taken, not all those a doubled spacing sends before the answer comes back.
      */
     private boolean probeMayGo(long nowMillis) {
+        if (longCalls) {
+            // a call out longer than a refusal takes to come back went through: the meter took it
+            // (the turn then proves only if one of them was decisive: a sliding window whose minute
+            // before left it room takes the others too)
+            probeCalls.entrySet().removeIf(call -> {
+                boolean answered = call.getValue() <= nowMillis - refusalMillis;
+                if (answered) {
+                    probesTaken++;
+                    probeByTime = true;
+                    Integer flags = watched.get(call.getKey());
+                    probeDecisive |= flags != null && (flags & TELLS_APART) != 0;
+                }
+                return answered;
+            });
+        }
         if (probesTaken == 0) {
             return probeCalls.isEmpty();
         }
@@ -281,6 +312,9 @@ final class ClockMinuteWindow {
             }
             bucketBound[i] = Math.min(budgets[i].quotaPerMinute(), bucketBound[i] - deltas[i]);
         }
+        if (settled) {
+            longCalls = nowMillis - admission.admittedAtMillis() > MINUTE_MILLIS / 2;
+        }
         if (probeCalls.remove(admission) != null && settled) {
             probesTaken++; // it settled: the meter took it
         }
@@ -314,6 +348,8 @@ final class ClockMinuteWindow {
             trusted = false;
             probeMinute = Long.MIN_VALUE;
             probeHeld = false;
+            probeByTime = false;
+            probeDecisive = false;
             probeCalls.clear();
             probesTaken = 0;
             withdrawals++;
@@ -404,12 +440,14 @@ final class ClockMinuteWindow {
             minute = current;
         } else if (current > minute) {
             boolean next = current == minute + 1;
-            if (minute == probeMinute && probeHeld && !off()) {
+            if (minute == probeMinute && probeHeld && (!probeByTime || probeDecisive) && !off()) {
                 trusted = true; // the turn took a whole minute's account at twice the rate, unthrottled
             } else if (probeMinute >= minute && probeMinute < current && !probeSent && !trusted && !off()) {
                 probeMinute = current; // nothing went past the sliding bound (no budget): the probe is still owed
             }
             probeSent = false;
+            probeByTime = false;
+            probeDecisive = false;
             probeHeld = false;
             probeCalls.clear();
             probesTaken = 0;

@@ -377,7 +377,7 @@ public final class Pacer {
                     return new Decision.Admit(chosen, watched(admission, false, nowMillis));
                 }
                 headroom.backloggedOnBucket(nowMillis);
-            } else {
+            } else if (!minute.probeOwed(nowMillis)) {
                 headroom.backlogged(windowBinds, nowMillis);
             }
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));

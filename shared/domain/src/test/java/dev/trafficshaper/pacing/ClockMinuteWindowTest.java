@@ -154,6 +154,27 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void callsThatOutliveTheMinuteAnswerTheProbeByTimeSoAFixedWindowIsStillLearnt() {
+        // long generations: 16,000 reserved, 3,000 used, 61 s a call. No probe call settles within
+        // the minute that probes, so the turn is answered by time (a call out longer than a refusal
+        // takes to come back went through), and proves once one of those calls went past the
+        // sliding bound while the minute had room
+        Pacer fixed = pacer(HEADROOM);
+        List<MeteredRun.Sent> learnt = MeteredRun.drain(fixed, new MeteredRun.FixedWindow(QUOTA), 1_200, 16_000,
+                3_000, 61_000, 50_000, 2_400_000);
+        Pacer sliding = pacer(HEADROOM);
+        List<MeteredRun.Sent> refused = MeteredRun.drain(sliding, new MeteredRun.SlidingWindow(QUOTA), 1_200, 16_000,
+                3_000, 61_000, 50_000, 2_400_000);
+
+        assertThat(fixed.minuteWindow().trusted()).as("the fixed window learnt from calls that outlive it").isTrue();
+        assertThat(MeteredRun.accepted(learnt, 0, Long.MAX_VALUE)).isEqualTo(1_200);
+        assertThat(MeteredRun.throttles(learnt)).isLessThanOrEqualTo(2);
+        assertThat(sliding.minuteWindow().trusted()).as("a sliding window refuses the probe past its bound").isFalse();
+        assertThat(MeteredRun.accepted(refused, 0, Long.MAX_VALUE)).isEqualTo(1_200);
+        assertThat(MeteredRun.throttles(refused)).isLessThanOrEqualTo(4);
+    }
+
+    @Test
     void aCallAdmittedJustBeforeTheTurnCountsInTheNextMinuteUntilItEndsThenOnlyItsUsage() {
         Pacer pacer = pacer(HEADROOM);
         Admission late = admitAt(pacer, 0, 59_000);
