@@ -34,7 +34,9 @@ import java.util.TreeMap;
  *           when a throttle would break it, f and l fall to 0 until there is room again, and a
  *           throttle that finds no room is not the probe's (the target answers it), so at every
  *           probe throttle the 10 minutes up to it hold at most 1% of their calls as probe throttles;
- *           {@link RefundingBucket}'s probe throttles are booked in the same budget (f and l stay)
+ *           {@link RefundingBucket}'s probe throttles are booked in the same budget (f and l stay,
+ *           unless one leaves it without room); the bank's ({@link BankedCapacity}) too, and f and l
+ *           stay even then: the bank answers its own throttles
  * </pre>
  *
  * The doubling wait is what a meter that forgives nothing (a window holding each reservation until
@@ -196,6 +198,20 @@ final class Headroom {
                 lift = 0;
                 lastChangeAt = nowMillis;
             }
+        }
+    }
+
+    /**
+     * Books a throttle of the bank's probe ({@link BankedCapacity}) against the budget: it counts
+     * there, so the probes held to the budget leave room for it, but it leaves forgiveness, lift and
+     * the step alone even when it fills the budget. The bank answers its own throttles (it withdraws
+     * its credit), and they say nothing of the room above the target: zeroing the lift on them cost
+     * sliding-window {@code seed-burst} its lift for the rest of the run (1.104× → 1.096× the oracle
+     * kept). A probe throttle that then finds no room still ends the probe ({@link #throttled}).
+     */
+    void bookBankThrottle(long nowMillis) {
+        if (enabled) {
+            throttles.addLast(nowMillis);
         }
     }
 

@@ -451,7 +451,7 @@ public final class Pacer {
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
             // the bank's probe: not held to headroom's budget (README, "Banked capacity"), but
             // counted in it, so the probes that are held to it leave room for the bank's throttles
-            headroom.bookThrottle(nowMillis);
+            headroom.bookBankThrottle(nowMillis);
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)

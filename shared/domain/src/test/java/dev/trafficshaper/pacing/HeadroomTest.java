@@ -193,6 +193,23 @@ class HeadroomTest {
     }
 
     @Test
+    void theBanksThrottlesFillTheBudgetButLeaveWhatWasLearnt() {
+        Headroom headroom = withCalls(ON, 200); // room for 2 throttles in 10 minutes
+        headroom.backlogged(false, 0);
+        headroom.backlogged(false, 10_000);
+        headroom.backlogged(false, 20_000);
+        assertThat(headroom.lift()).isEqualTo(0.02);
+
+        headroom.bookBankThrottle(21_000);
+        headroom.bookBankThrottle(21_000);
+
+        assertThat(headroom.budgetAllows(21_000)).as("the bank's throttles count in the budget").isFalse();
+        assertThat(headroom.lift()).as("and leave the lift alone").isEqualTo(0.02);
+        headroom.bookThrottle(22_000);
+        assertThat(headroom.lift()).as("another learner's throttle past the budget ends the probe").isZero();
+    }
+
+    @Test
     void aThrottleWhileStrictIsLeftToTheTarget() {
         Headroom headroom = withCalls(ON, 1_000);
 
