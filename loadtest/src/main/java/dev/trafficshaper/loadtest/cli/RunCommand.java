@@ -1,10 +1,10 @@
 package dev.trafficshaper.loadtest.cli;
 
-import dev.trafficshaper.loadtest.aws.AwsLoadTest;
+import dev.trafficshaper.loadtest.aws.AwsLoadRun;
 import dev.trafficshaper.loadtest.aws.AwsRunSettings;
 import dev.trafficshaper.loadtest.harness.ArmKind;
 import dev.trafficshaper.loadtest.harness.DirectoryObjectStore;
-import dev.trafficshaper.loadtest.harness.LocalLoadTest;
+import dev.trafficshaper.loadtest.harness.LocalLoadRun;
 import dev.trafficshaper.loadtest.harness.LocalRunSettings;
 import dev.trafficshaper.loadtest.harness.RunLayout;
 import dev.trafficshaper.loadtest.report.LoadTestReport;
@@ -151,7 +151,7 @@ final class RunCommand implements Callable<Integer> {
                 chosen.name(), seed, String.join(",", armKinds.stream().map(ArmKind::wireName).toList()),
                 trim(timeScale), dir);
         stdout.flush();
-        LocalLoadTest.Result result = LocalLoadTest.run(settings, line -> {
+        LocalLoadRun.Result result = LocalLoadRun.run(settings, line -> {
             stdout.println(line);
             stdout.flush();
         });
@@ -173,7 +173,7 @@ final class RunCommand implements Callable<Integer> {
         if (timeScale != 1) {
             throw new IllegalArgumentException("--time-scale is for --local runs: AWS runs in real time");
         }
-        return AwsLoadTest.run(settings, stdout);
+        return AwsLoadRun.run(settings, stdout);
     }
 
     private static int fail(PrintWriter stderr, String message) {

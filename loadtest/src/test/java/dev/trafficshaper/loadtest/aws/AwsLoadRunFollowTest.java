@@ -22,7 +22,7 @@ import software.amazon.awssdk.services.sfn.model.ListMapRunsRequest;
 import software.amazon.awssdk.services.sfn.model.ListMapRunsResponse;
 
 /** {@code run --aws} following its execution on fake time: it polls on the clock it is given. */
-class AwsLoadTestFollowTest {
+class AwsLoadRunFollowTest {
 
     private static final long T0 = 1_750_000_000_000L;
 
@@ -36,11 +36,11 @@ class AwsLoadTestFollowTest {
                 ExecutionStatus.SUCCEEDED);
         StringWriter out = new StringWriter();
 
-        ExecutionStatus status = AwsLoadTest.follow(sfn, new DirectoryObjectStore(dir), "arn:execution", T0,
+        ExecutionStatus status = AwsLoadRun.follow(sfn, new DirectoryObjectStore(dir), "arn:execution", T0,
                 new PrintWriter(out), clock);
 
         assertThat(status).isEqualTo(ExecutionStatus.SUCCEEDED);
-        long p = AwsLoadTest.PROGRESS_MILLIS;
+        long p = AwsLoadRun.PROGRESS_MILLIS;
         assertThat(clock.waits).containsExactly(T0 + p, T0 + 2 * p, T0 + 3 * p);
         assertThat(sfn.describedAt).containsExactlyElementsOf(clock.waits);
         assertThat(out.toString().lines()).hasSize(3).last().asString().contains("+45 s  SUCCEEDED");
@@ -61,7 +61,7 @@ class AwsLoadTestFollowTest {
         };
         ScriptedSfn sfn = new ScriptedSfn(interrupted, ExecutionStatus.RUNNING);
 
-        assertThatThrownBy(() -> AwsLoadTest.follow(sfn, new DirectoryObjectStore(dir), "arn:execution", T0,
+        assertThatThrownBy(() -> AwsLoadRun.follow(sfn, new DirectoryObjectStore(dir), "arn:execution", T0,
                 new PrintWriter(new StringWriter()), interrupted)).isInstanceOf(InterruptedException.class);
         assertThat(sfn.describedAt).isEmpty();
     }

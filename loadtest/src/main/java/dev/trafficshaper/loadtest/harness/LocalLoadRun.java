@@ -44,7 +44,7 @@ import software.amazon.awssdk.services.bedrockruntime.BedrockRuntimeClient;
  * <p>Files go to the run directory as {@link RunLayout} describes; what each simulator counted is
  * written to {@code provider.json} at the end.
  */
-public final class LocalLoadTest {
+public final class LocalLoadRun {
 
     private static final long PROGRESS_WALL_MILLIS = 5_000;
     private static final long POLL_WALL_MILLIS = 200;
@@ -54,7 +54,7 @@ public final class LocalLoadTest {
     public record Result(RunManifest manifest, boolean complete, double wallSeconds, long webhooksRefused) {
     }
 
-    private LocalLoadTest() {
+    private LocalLoadRun() {
     }
 
     public static Result run(LocalRunSettings settings, Consumer<String> progress) throws InterruptedException {

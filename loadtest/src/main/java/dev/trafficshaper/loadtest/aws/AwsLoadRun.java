@@ -47,7 +47,7 @@ import software.amazon.awssdk.services.sfn.model.MapRunListItem;
  * to the stack's bucket, starts the run's state machine and streams its progress until the
  * reconcile step has finished, then prints the report.
  */
-public final class AwsLoadTest {
+public final class AwsLoadRun {
 
     /** The load-test stack's outputs this command reads (the stack's test holds these names). */
     public static final String STATE_MACHINE_OUTPUT = "StateMachineArn";
@@ -60,7 +60,7 @@ public final class AwsLoadTest {
     /** The stack's worker memory, for a dry run that cannot read the stack. */
     static final int DEFAULT_WORKER_MEMORY_MB = 2_048;
 
-    private AwsLoadTest() {
+    private AwsLoadRun() {
     }
 
     public static int run(AwsRunSettings settings, PrintWriter out) throws InterruptedException {
