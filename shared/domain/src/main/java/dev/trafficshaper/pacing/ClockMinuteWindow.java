@@ -148,8 +148,7 @@ final class ClockMinuteWindow {
 
     /** Whether the learner owes a probe its calls cannot answer by settling within the minute. */
     boolean probeOwed(long nowMillis) {
-        return longCalls && !off() && !trusted && probeMinute != Long.MIN_VALUE
-                && probeMinute >= Math.floorDiv(nowMillis, MINUTE_MILLIS);
+        return longCalls && !off() && !trusted && probeMinute >= Math.floorDiv(nowMillis, MINUTE_MILLIS);
     }
 
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
@@ -174,8 +173,7 @@ final class ClockMinuteWindow {
         }
         if (trusted && budgetRoom) {
             // the clock minute is the window: it alone bounds the call, also where the sliding fit
-            // (open calls forgiven, the lift) would send past the minute's account
-            roll(budgets, nowMillis);
+            // (open calls forgiven, the lift) would send past the minute's account; fits rolls the minute
             return fits(budgets, amounts, target, nowMillis) ? nowMillis : (minute + 1) * MINUTE_MILLIS;
         }
         if (slidingFit <= nowMillis || !budgetRoom) {
