@@ -459,7 +459,7 @@ public final class Pacer {
             return;
         }
         catchUp.throttled(nowMillis); // a throttle the pacer did not expect: spend no faster than evenly
-        if (!headroom.throttled(nowMillis)) {
+        if (!headroom.throttled(admission.admittedAtMillis(), nowMillis)) {
             feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
     }

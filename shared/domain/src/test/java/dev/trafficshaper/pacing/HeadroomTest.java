@@ -66,6 +66,37 @@ class HeadroomTest {
         assertThat(headroom.forgiveness()).isEqualTo(0.375);
     }
 
+    /**
+     * A step too high comes back as a few throttles at once: the calls in flight when the meter
+     * refused. The first backs off; the next two of calls sent before it are the same answer and
+     * change neither what was learnt nor the wait; a fourth says more than one step was wrong.
+     */
+    @Test
+    void throttlesOfCallsSentBeforeTheBackOffAreItsAnswerUpToTwo() {
+        Headroom headroom = withCalls(ON, 1_000);
+        headroom.backlogged(true, 0);
+        for (int step = 1; step <= 4; step++) {
+            headroom.backlogged(true, step * 10_000L);
+        }
+
+        assertThat(headroom.throttled(40_600, 41_000)).isTrue();
+        assertThat(headroom.forgiveness()).isEqualTo(0.25);
+        assertThat(headroom.throttled(40_700, 41_000)).as("the same answer").isTrue();
+        assertThat(headroom.throttled(40_900, 41_200)).as("the same answer").isTrue();
+        assertThat(headroom.forgiveness()).isEqualTo(0.25);
+        assertThat(headroom.probeThrottles()).as("each counts in the budget").isEqualTo(3);
+        headroom.backlogged(true, 61_000);
+        assertThat(headroom.forgiveness()).as("the wait doubled once").isEqualTo(0.375);
+
+        assertThat(headroom.throttled(60_000, 61_500)).isTrue();
+        assertThat(headroom.forgiveness()).as("a call sent after the back-off: a new answer").isEqualTo(0.1875);
+        headroom.throttled(61_100, 61_600);
+        headroom.throttled(61_200, 61_600);
+        assertThat(headroom.forgiveness()).isEqualTo(0.1875);
+        headroom.throttled(61_300, 61_700);
+        assertThat(headroom.forgiveness()).as("a fourth of the bunch backs off again").isEqualTo(0.09375);
+    }
+
     @Test
     void eachProbeThrottleDoublesTheWaitBeforeTheNextStepUntilTenMinutesWithoutOneResetIt() {
         Headroom headroom = withCalls(ON, 1_000);
