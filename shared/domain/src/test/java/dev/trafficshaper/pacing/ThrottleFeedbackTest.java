@@ -28,9 +28,10 @@ class ThrottleFeedbackTest {
         double lowered = (0.76 + 0.05 / 60) * 0.8; // the target a second on from the first, backed off
         assertThat(feedback.ceiling()).isEqualTo(0.75);
         assertThat(feedback.target(T0 + 1_000)).isCloseTo(lowered, within(1e-9));
-        // 0.61 + 0.5/min reaches the ceiling's 0.735 in about 15 s; the slow line is near 0.62 then
-        assertThat(feedback.target(T0 + 11_000)).isCloseTo(lowered + 0.5 / 6, within(1e-9));
-        assertThat(feedback.target(T0 + 31_000)).isCloseTo(0.75 * 0.98, within(1e-9));
+        // 0.61 + 8/min reaches the ceiling's 0.7425 in about 1 s; the slow line is near 0.61 then
+        assertThat(feedback.target(T0 + 1_500)).isCloseTo(lowered + 8.0 / 120, within(1e-9));
+        assertThat(feedback.target(T0 + 3_000)).isCloseTo(0.75 * 0.99, within(1e-9));
+        assertThat(feedback.target(T0 + 31_000)).isCloseTo(0.75 * 0.99, within(1e-9));
         assertThat(feedback.slowLine(T0 + 31_000)).isCloseTo(lowered + 0.05 / 2, within(1e-9));
         // the slow line alone probes above the ceiling, when it gets there: after 3 minutes
         assertThat(feedback.target(T0 + 1_000 + 180_000)).isCloseTo(lowered + 0.15, within(1e-9));
