@@ -18,7 +18,7 @@ import java.util.ArrayDeque;
  *
  * <pre>
  *   bunching(t) = reservations started in (t − 1 s, t] ÷ (target × quota / 60)     (normalised)
- *   on a throttle with bunching ≥ 2:  B = max(1, min(B, bunching) / 2)
+ *   on a throttle with bunching ≥ 2:  B = max(1, 0.85 × min(B, bunching))
  *   admit at     max(spacing, tat);   tat' = max(tat, now − lateness) + reservation ÷ (B × rate)
  *   recovery:    B(t) = B + 1/4 × minutes since the guard's last throttle; off above 16
  * </pre>
