@@ -24,13 +24,23 @@ import java.util.Map;
  *            bank = b × target × quota per dimension, for 60 s or until spent
  *   a call the window would hold back goes on the bank if it fits what is left, spaced by its
  *            reservation at {@value #RATE_MULTIPLE} × the target rate (never a clump)
+ *   a call the bank paid for settles within the episode: what is left += reservation − actual
+ *            (every meter here charges a settled call its actual use: the bucket refunds the
+ *            rest, a fixed window within the minute, a sliding window corrects the charge); a
+ *            call released or throttled gives nothing back (the meter took nothing, but a bank
+ *            that re-spent a refused call's reservation would send it into the same refusal)
  *   window limit while trusted = target × quota + bank charges still in the window
  *   on a throttle the window would not have taken without the credit:
  *            credit withdrawn, episode over, b' = b / 2 (below 1/8: 0, the meter does not bank)
  *   b starts at 1 with headroom on, 0 with it off (the strict bound, bit for bit)
  * </pre>
  *
- * Load states: <b>idle</b> (no episode); <b>banking</b> (an episode with bank left);
+ * Why the settled calls' refunds: counted by reservation alone, the bank ran out before its episode
+ * did where reservations are well above use, though the meter had given the difference back:
+ * token-bucket {@code minute-boundary-burst} 1.074× → 1.066× the oracle, no other run of the 48
+ * changed, with the short-horizon limit on or headroom off either.
+ *
+ * <p>Load states: <b>idle</b> (no episode); <b>banking</b> (an episode with bank left);
  * <b>spent</b> (an episode whose bank is used up or withdrawn, running on the window alone).
  */
 final class BankedCapacity {
@@ -171,6 +181,16 @@ final class BankedCapacity {
         long slot = tatMicros == Long.MIN_VALUE ? nowMillis : Math.floorDiv(tatMicros + 999, 1_000);
         long end = episodeStart + EPISODE_MILLIS;
         return slot < end ? Math.max(nowMillis, slot) : Long.MAX_VALUE;
+    }
+
+    /** A call the bank paid for settled: within the episode, what it did not use is the bank's again. */
+    void settled(long[] refunds, long nowMillis) {
+        if (!episodeOpen(nowMillis) || remaining == null) {
+            return;
+        }
+        for (int i = 0; i < refunds.length; i++) {
+            remaining[i] += refunds[i];
+        }
     }
 
     /** The bank pays for a call of {@code amounts} (normalised {@code cost}) now. */

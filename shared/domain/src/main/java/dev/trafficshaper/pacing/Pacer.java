@@ -406,6 +406,9 @@ public final class Pacer {
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         Charge settled = Charge.settlement(quota, actual);
+        if (admission.banked()) {
+            bank.settled(amounts(admission.reservation().minus(settled)), nowMillis);
+        }
         correct(admission, settled, nowMillis);
         minute.corrected(admission, budgets, amounts(settled.minus(admission.reservation())), true, nowMillis);
     }

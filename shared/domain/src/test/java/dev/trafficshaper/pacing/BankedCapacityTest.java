@@ -142,6 +142,30 @@ class BankedCapacityTest {
         assertThat(pacer.snapshot(now + 20).target()).as("the bank answered it, not the target").isEqualTo(1.0);
     }
 
+    /** The meter charges a settled call what it used, so the bank gets the rest back while its episode lasts. */
+    @Test
+    void whatABankedCallDidNotUseIsTheBanksAgainWithinTheEpisode() {
+        BankedCapacity bank = new BankedCapacity(HEADROOM);
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
+        bank.maybeStart(budgets, 1.0, 0); // a bank of 600k
+        long[] call = {100_000};
+        for (int i = 0; i < 6; i++) {
+            bank.spend(call, 0.01, 1.0, i * 1_000L);
+        }
+        assertThat(bank.slotFor(call, 10_000)).as("spent").isEqualTo(Long.MAX_VALUE);
+
+        bank.settled(new long[] {60_000}, 20_000);
+        assertThat(bank.slotFor(call, 20_000)).as("60k back: not a call yet").isEqualTo(Long.MAX_VALUE);
+        bank.settled(new long[] {40_000}, 21_000);
+        assertThat(bank.slotFor(call, 21_000)).as("100k back").isEqualTo(21_000);
+        assertThat(bank.banking(21_000)).isTrue();
+
+        bank.settled(new long[] {-30_000}, 22_000); // read more than it reserved: the meter took it from the bank
+        assertThat(bank.slotFor(call, 22_000)).isEqualTo(Long.MAX_VALUE);
+        bank.settled(new long[] {500_000}, 60_000);
+        assertThat(bank.slotFor(call, 60_000)).as("the episode is over").isEqualTo(Long.MAX_VALUE);
+    }
+
     @Test
     void theShareHalvesOnEachWithdrawalAndStopsBelowAnEighth() {
         BankedCapacity bank = new BankedCapacity(HEADROOM);
