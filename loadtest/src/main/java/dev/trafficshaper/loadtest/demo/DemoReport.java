@@ -35,8 +35,9 @@ public final class DemoReport {
                   calls:  %s
                   arms:   direct, no retry | direct, retry + jitter (4 attempts, full jitter 1/2/4 s) | shaper (local
                           runtime over HTTP, Java client); all at once, each against its own Bedrock simulator
-                  the shaper spends at most %.0f%% of the quota per minute: at least %.0f s (%.0f s of wall time),
-                          or %.0f s (%.0f s) once it has spent a full bucket's banked minute (headroom)
+                  the shaper's target is %.0f%% of the quota per minute: %.0f s (%.0f s of wall time) at that pace,
+                          or %.0f s (%.0f s) with a full bucket's banked minute spent beside it (headroom,
+                          which also lifts the target towards the quota while the meter takes it)
                 """, s.requests(), compact(s.tokensPerRequest()), compactQuota(s.quotaTpm()),
                 s.burstMinutesOfQuota(), trim(s.arrivalWindow().toMillis() / 1_000.0),
                 DemoSettings.seedBurstMinutesOfQuota(), describeClock(s.timeScale()),

@@ -94,8 +94,8 @@ class DemoTest {
                         + " 30 s;",
                 "the seed burst is 1,000 × 18.5k at 4M TPM (4.63 minutes of quota, within 30 s)",
                 "runs 4× faster than the wall: a quota minute lasts 15 s",
-                "at least 292 s (73 s of wall time),",
-                "or 232 s (58 s) once it has spent a full bucket's banked minute");
+                "the shaper's target is 95% of the quota per minute: 292 s (73 s of wall time) at that pace,",
+                "or 232 s (58 s) with a full bucket's banked minute spent beside it");
     }
 
     @Test
