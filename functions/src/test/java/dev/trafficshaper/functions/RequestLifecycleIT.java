@@ -67,9 +67,13 @@ class RequestLifecycleIT {
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
               "nova-lite-undrained": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
+              "nova-lite-swept": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
+                            "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
               "missing-model": {"modelId": "amazon.not-in-this-region-v1:0", "quotas": {"tpm": 1000000},
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600}
             }}""";
+    /** Drained by no test: only the scheduled safety net touches it. */
+    private static final String SWEPT = "nova-lite-swept";
     private static final byte[] SECRET = "webhook-secret-for-tests".getBytes(StandardCharsets.UTF_8);
 
     private static AwsEmulator aws;
@@ -350,23 +354,28 @@ class RequestLifecycleIT {
         awaitWebhook(id);
     }
 
+    /**
+     * A model of its own: a drainer another test woke for {@code nova-lite} may still hold that
+     * model's lease and expire an overdue item itself before the sweep comes (as it should), which
+     * would leave the sweep nothing to show.
+     */
     @Test
     void theScheduledSafetyNetExpiresARequestNobodyDrainsOnceItsDeadlinePasses() {
         Deployment deployment = new Deployment(300, false, 1);
-        String id = deployment.submit(body("nova-lite", "overdue-" + System.nanoTime(), 2));
+        String id = deployment.submit(body(SWEPT, "overdue-" + System.nanoTime(), 2));
         await().atMost(Duration.ofSeconds(30)).alias("the request is queued")
                 .until(() -> deployment.shaper.requests().find(id, System.currentTimeMillis())
                         .map(r -> r.state() == RequestState.QUEUED).orElse(false));
         long deadline = deployment.shaper.requests().find(id, System.currentTimeMillis()).orElseThrow().deadlineMillis();
         await().atMost(Duration.ofSeconds(30)).alias("the deadline passed and no drainer holds the lease")
                 .until(() -> System.currentTimeMillis() > deadline && deployment.shaper.persistence().leases()
-                        .current("nova-lite", System.currentTimeMillis()).isEmpty());
+                        .current(SWEPT, System.currentTimeMillis()).isEmpty());
 
         Map<String, Object> sweep = new QueueProcessorHandler(deployment.shaper).handleRequest(
                 Map.of("source", "schedule"), new FakeContext("queue-processor", 60_000));
 
         assertThat(sweep.get("expired")).asInstanceOf(InstanceOfAssertFactories.map(String.class, Integer.class))
-                .containsKey("nova-lite");
+                .containsKey(SWEPT);
         StateMachineHarness.Result result = deployment.awaitExecution(id);
         assertThat(result.status()).isEqualTo(ExecutionStatus.FAILED);
         assertThat(result.statesEntered()).containsExactly("Admit", "Finalize", "Ended", "Failed");
