@@ -40,12 +40,12 @@ package dev.trafficshaper.pacing;
  *
  * <p>How fast, and how close: the back-off's window still holds the calls that met the refusal, so
  * the level the meter refused at is known the moment the episode is over, and every second of the
- * climb is spent below it. At 0.5 a minute the climb from 0.61 to 0.74 took 17 s, about a third of
- * a quota-second lost per episode; at 8 a minute it takes about a second (the back-off still holds
- * through the episode's other throttles), and 1% under the ceiling instead of 2% (seed 42, strict
+ * climb is spent below it. At 0.5 a minute the climb from 0.61 to 0.74 took 17 s, about a
+ * quota-second lost per episode (0.065 of the quota on average for 17 s); at 8 a minute it takes
+ * about a second, and it stops 1% under the ceiling instead of 2% (seed 42, strict
  * leniency: {@code background-quarter} 1.075× → 1.031× the oracle under the sliding window, 1.059× →
  * 1.041× under the fixed window, 1.008× → 1.003× under the token bucket, 46 / 37 / 26 throttles →
- * 40 / 59 / 34 on about 8,800 requests; sliding-window {@code spiky} 1.027× → 1.023×, no other run
+ * 40 / 59 / 34 on 9,065 requests; sliding-window {@code spiky} 1.027× → 1.023×, no other run
  * changed). Faster than 8 a minute moved no run by more than 0.002×; the 2% margin with the fast climb
  * left those runs 0.1–0.8% slower than the 1%.
  *
