@@ -85,7 +85,7 @@ final class BankedCapacity {
         return new PacerState.BankState(withdrawals, open ? episodeStart : PacerState.NEVER, left, credits,
                 factor == Double.POSITIVE_INFINITY ? 0.0 : factor,
                 guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt(),
-                open && tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER);
+                open && tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER, PacerState.BucketModelState.NONE);
     }
 
     /** Continues from a predecessor's state; a strict pacer ignores it. */

@@ -72,8 +72,11 @@ import java.util.Map;
  *
  * <p>Load states: <b>off</b> (headroom off: the strict bound, bit for bit; or given up);
  * <b>unproven</b> (watching the calls the bank and headroom send past the quota); <b>probing</b> (the minute
- * after an explained throttle); <b>trusted</b> (the clock minute bounds the window). Across a handoff the successor resumes the withdrawals, the trust and the
- * current minute's account ({@link PacerState.ClockMinuteState}).
+ * after an explained throttle); <b>trusted</b> (the clock minute bounds the window). Across a
+ * handoff the successor resumes the withdrawals, the trust, the current minute's account and the
+ * probe owed, with what it knows of the calls' length and the refusal time
+ * ({@link PacerState.ClockMinuteState}); a probe minute under way is probed again from the
+ * successor's first call past the sliding bound.
  */
 final class ClockMinuteWindow {
 
@@ -373,7 +376,10 @@ final class ClockMinuteWindow {
                 }
             }
         }
-        return new PacerState.ClockMinuteState(withdrawals, trusted, start, account);
+        long probe = probeMinute == Long.MIN_VALUE || probeMinute < Math.floorDiv(nowMillis, MINUTE_MILLIS)
+                ? PacerState.NEVER : probeMinute * MINUTE_MILLIS;
+        return new PacerState.ClockMinuteState(withdrawals, trusted, start, account, probe, longCalls,
+                refusalMillis, withdrawnAt == Long.MIN_VALUE ? PacerState.NEVER : withdrawnAt);
     }
 
     /** Continues from a predecessor's state; a strict pacer ignores it. */
@@ -383,6 +389,15 @@ final class ClockMinuteWindow {
         }
         withdrawals = state.withdrawals();
         trusted = state.trusted() && !off();
+        withdrawnAt = state.withdrawnAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.withdrawnAtMillis();
+        longCalls = state.longCalls();
+        refusalMillis = Math.max(DEFAULT_REFUSAL_MILLIS, Math.min(MAX_REFUSAL_MILLIS, state.refusalMillis()));
+        if (state.probeMinuteStartMillis() != PacerState.NEVER && !trusted) {
+            // a probe owed, or the minute being probed: the successor probes it (from its start if
+            // the predecessor's calls past the sliding bound are not known here)
+            probeMinute = Math.max(Math.floorDiv(state.probeMinuteStartMillis(), MINUTE_MILLIS),
+                    Math.floorDiv(nowMillis, MINUTE_MILLIS));
+        }
         roll(budgets, nowMillis);
         if (state.minuteStartMillis() == minute * MINUTE_MILLIS) {
             for (int i = 0; i < budgets.length; i++) {

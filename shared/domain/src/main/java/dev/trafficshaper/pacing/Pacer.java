@@ -158,6 +158,7 @@ public final class Pacer {
         pacer.catchUp.restore(state.headroomBudget().catchUpWithdrawals());
         pacer.inputScale.restore(state.inputScale());
         pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
+        pacer.bucket.restore(state.bank().bucketModel(), state.capturedAtMillis());
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
         pacer.minute.restore(state.clockMinute(), pacer.budgets, nowMillis);
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
@@ -202,7 +203,8 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : lastAdmission,
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
-                headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt),
+                headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt)
+                        .withBucketModel(bucket.export(target(capturedAt), capturedAt)),
                 List.of(), minute.export(budgets, capturedAt));
     }
 

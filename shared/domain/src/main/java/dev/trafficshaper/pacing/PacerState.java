@@ -66,7 +66,12 @@ import java.util.TreeMap;
  *       input at once instead of the estimate for its first 16 settlements.
  *   <li><b>Clock minute</b>: whether the meter was found to be a fixed clock-minute window, how
  *       often that trust was withdrawn, and what the current minute's account holds
- *       ({@link ClockMinuteState}), so a trusted successor does not spend the minute twice.
+ *       ({@link ClockMinuteState}), so a trusted successor does not spend the minute twice; and the
+ *       probe it owes, so a hand-off (every 270 s with calls in the drainer) does not start the
+ *       learner over.
+ *   <li><b>Bank and bucket model</b>: the bank's withdrawals, open episode and credit, the bunching
+ *       guard's cap ({@link BankState}), and the refunding bucket's proof, trust and level
+ *       ({@link BucketModelState}), so a successor pays from the same model its predecessor had.
  * </ul>
  * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
  * start afresh: a flow's turn may shift by about one request, which costs no quota.
@@ -306,7 +311,7 @@ public record PacerState(
      * @param samples settlements seen, up to {@value InputScale#WARM_UP} (0: nothing learnt)
      */
     /**
-     * The bank and the bunching guard at capture.
+     * The bank, the bunching guard and the refunding bucket's model at capture.
      *
      * @param withdrawals        how often the bank's credit was withdrawn (its share is ½ to that
      *                           power, none from 4 on); 0 is nothing learnt
@@ -319,17 +324,26 @@ public record PacerState(
      * @param nextSlotMicros     the open episode's next slot for a call on the bank, so a successor
      *                           does not send at once what the bank's spacing still owes; a slot
      *                           already past (0 in an older state) is forgotten
+     * @param bucketModel        what {@link RefundingBucket} learnt and its level; absent (an older
+     *                           state) reads as {@link BucketModelState#NONE}: nothing learnt, empty
      */
     public record BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
             Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis,
-            long nextSlotMicros) {
+            long nextSlotMicros, BucketModelState bucketModel) {
 
         public static final BankState NONE = new BankState(0, NEVER, Map.of(), Map.of(), 0.0, NEVER);
 
-        /** A bank and guard with no slot owed. */
+        /** A bank and guard with no slot owed, beside a bucket model that learnt nothing. */
         public BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
                 Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis) {
-            this(withdrawals, episodeStartMillis, remaining, credits, guardFactor, guardThrottleAtMillis, NEVER);
+            this(withdrawals, episodeStartMillis, remaining, credits, guardFactor, guardThrottleAtMillis, NEVER,
+                    BucketModelState.NONE);
+        }
+
+        /** This state with {@code model} as the bucket model's. */
+        public BankState withBucketModel(BucketModelState model) {
+            return new BankState(withdrawals, episodeStartMillis, remaining, credits, guardFactor,
+                    guardThrottleAtMillis, nextSlotMicros, model);
         }
 
         public BankState {
@@ -343,6 +357,37 @@ public record PacerState(
             remaining = remaining == null || remaining.isEmpty() ? Map.of()
                     : Collections.unmodifiableMap(new EnumMap<>(remaining));
             credits = credits == null ? Map.of() : Map.copyOf(credits);
+            bucketModel = bucketModel == null ? BucketModelState.NONE : bucketModel;
+        }
+    }
+
+    /**
+     * The refunding bucket's model at capture ({@link RefundingBucket}): what it learnt about the
+     * meter and the level it counts, so a successor neither forgets a proof nor starts from an
+     * empty model while its predecessor's calls settle into it (their refunds are credited as the
+     * successor books them, {@link OpenCall}).
+     *
+     * @param level             per dimension, the most such a bucket holds at capture (negative
+     *                          while the open calls' reservations exceed it); a dimension absent
+     *                          starts at 0
+     * @param proven            whether the meter took a call neither window of the quota would take
+     * @param trusted           whether the model pays (after a withdrawal: once its wait was over)
+     * @param withdrawals       how often a throttle withdrew the trust (from
+     *                          {@value RefundingBucket#GIVE_UP_AFTER} on: for good)
+     * @param withdrawnAtMillis the latest withdrawal, or {@link #NEVER}
+     * @param retrustMillis     the wait after a withdrawal before the model pays again (0: the first wait)
+     */
+    public record BucketModelState(Map<QuotaDimension, Long> level, boolean proven, boolean trusted,
+            int withdrawals, long withdrawnAtMillis, long retrustMillis) {
+
+        public static final BucketModelState NONE = new BucketModelState(Map.of(), false, false, 0, NEVER, 0);
+
+        public BucketModelState {
+            if (withdrawals < 0 || retrustMillis < 0) {
+                throw new IllegalArgumentException("withdrawals and retrustMillis must not be negative, were "
+                        + withdrawals + " and " + retrustMillis);
+            }
+            level = level == null || level.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(level));
         }
     }
 
@@ -354,11 +399,23 @@ public record PacerState(
      * @param trusted           whether the meter behaves as a fixed clock-minute window
      * @param minuteStartMillis the start of the clock minute the account is of, or {@link #NEVER}
      * @param used              per dimension, what the pacer's calls charge that minute (empty if none)
+     * @param probeMinuteStartMillis the minute the learner probes (or owes a probe from), or
+     *                          {@link #NEVER}; 0 (an older state) is long past: none owed
+     * @param longCalls         whether the last call to settle took over half a minute
+     * @param refusalMillis     the longest a refusal took to come back (0: not measured, the default)
+     * @param withdrawnAtMillis the latest withdrawal of the trust, or {@link #NEVER}: calls admitted
+     *                          before it are the same answer
      */
     public record ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis,
-            Map<QuotaDimension, Long> used) {
+            Map<QuotaDimension, Long> used, long probeMinuteStartMillis, boolean longCalls, long refusalMillis,
+            long withdrawnAtMillis) {
 
         public static final ClockMinuteState NONE = new ClockMinuteState(0, false, NEVER, Map.of());
+
+        /** A learner owing no probe and with nothing measured of its calls. */
+        public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used) {
+            this(withdrawals, trusted, minuteStartMillis, used, NEVER, false, 0, NEVER);
+        }
 
         public ClockMinuteState {
             if (withdrawals < 0) {
@@ -366,6 +423,12 @@ public record PacerState(
             }
             if (minuteStartMillis != NEVER && Math.floorMod(minuteStartMillis, MINUTE_MILLIS) != 0) {
                 throw new IllegalArgumentException("the account's minute starts on a minute, was " + minuteStartMillis);
+            }
+            if (probeMinuteStartMillis != NEVER && Math.floorMod(probeMinuteStartMillis, MINUTE_MILLIS) != 0) {
+                throw new IllegalArgumentException("the probe minute starts on a minute, was " + probeMinuteStartMillis);
+            }
+            if (refusalMillis < 0) {
+                throw new IllegalArgumentException("refusalMillis must not be negative, was " + refusalMillis);
             }
             used = used == null || used.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(used));
         }

@@ -1,7 +1,9 @@
 package dev.trafficshaper.pacing;
 
+import dev.trafficshaper.quota.QuotaDimension;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -66,7 +68,8 @@ import java.util.Set;
  * <p>Load states: <b>off</b> (headroom off: nothing is charged, the strict bound bit for bit);
  * <b>untrusted</b> (charged and credited, paying for nothing); <b>paying</b> (trusted, a call the
  * window holds back goes when the level covers it, within the budget or on the proof). A
- * successor starts unproven: the proof is not handed over, the budget is.
+ * successor resumes the proof, the trust and the level ({@link PacerState.BucketModelState}), and
+ * credits its predecessor's open calls' refunds as it books their settlements.
  */
 final class RefundingBucket {
 
@@ -283,6 +286,41 @@ final class RefundingBucket {
 
     long throttles() {
         return throttles;
+    }
+
+    /** What a successor needs: the proof, the trust and its withdrawals, and the level at {@code nowMillis}. */
+    PacerState.BucketModelState export(double share, long nowMillis) {
+        if (!enabled) {
+            return PacerState.BucketModelState.NONE;
+        }
+        refill(share, nowMillis);
+        Map<QuotaDimension, Long> levels = new EnumMap<>(QuotaDimension.class);
+        for (int i = 0; i < budgets.length; i++) {
+            levels.put(budgets[i].dimension(), level[i]);
+        }
+        return new PacerState.BucketModelState(levels, proven, trusted, withdrawals,
+                withdrawnAt == Long.MIN_VALUE ? PacerState.NEVER : withdrawnAt, retrustMillis);
+    }
+
+    /**
+     * Continues from a predecessor's model captured at {@code capturedAtMillis}: the level refills
+     * from then, and the carried calls' refunds are credited as the successor books them, as they
+     * would have been; a strict pacer, or a state that learnt nothing, starts afresh.
+     */
+    void restore(PacerState.BucketModelState state, long capturedAtMillis) {
+        if (!enabled || state.level().isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < budgets.length; i++) {
+            level[i] = Math.min(capacity(i), state.level().getOrDefault(budgets[i].dimension(), 0L));
+            remainder[i] = 0;
+        }
+        updatedAt = capturedAtMillis;
+        proven = state.proven();
+        trusted = state.trusted();
+        withdrawals = state.withdrawals();
+        withdrawnAt = state.withdrawnAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.withdrawnAtMillis();
+        retrustMillis = Math.max(RETRUST_MILLIS, Math.min(MAX_RETRUST_MILLIS, state.retrustMillis()));
     }
 
     /** A bucket of the quota holds the quota: the target slows the refill, it does not shrink the bucket. */

@@ -238,6 +238,34 @@ class ClockMinuteWindowTest {
                 .as("a probe minute that sent its call is spent: minute 3 is not probed").isEqualTo(190_000);
     }
 
+    @Test
+    void aSuccessorOwesTheProbeItsPredecessorOwed() {
+        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
+        long[] call = {RESERVED};
+        for (int i = 0; i < 100; i++) { // minute 0's account spent
+            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, 1_000 + i * 100);
+        }
+        learner.throttled(admission(100, 50_000), budgets, call, 50_000); // the account explains it
+
+        PacerState.ClockMinuteState state = learner.export(budgets, 55_000);
+        ClockMinuteWindow successor = new ClockMinuteWindow(HEADROOM);
+        successor.restore(state, budgets, 55_000);
+        ClockMinuteWindow forgetful = new ClockMinuteWindow(HEADROOM);
+        forgetful.restore(new PacerState.ClockMinuteState(state.withdrawals(), state.trusted(),
+                state.minuteStartMillis(), state.used()), budgets, 55_000);
+
+        assertThat(state.probeMinuteStartMillis()).isEqualTo(60_000);
+        assertThat(state.refusalMillis()).as("the throttle came back at once: the least refusal time")
+                .isEqualTo(ClockMinuteWindow.DEFAULT_REFUSAL_MILLIS);
+        assertThat(successor.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
+                .as("minute 1 is the successor's probe minute: its account takes the call").isEqualTo(60_000);
+        assertThat(forgetful.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
+                .as("a state without the probe (an older one) starts the learner over").isEqualTo(70_000);
+        assertThat(successor.export(budgets, 60_000).probeMinuteStartMillis()).as("and owes it on")
+                .isEqualTo(60_000);
+    }
+
     private static Admission admission(int i, long atMillis) {
         return new Admission(call(i), Charge.NONE, 0.0, atMillis, null, null);
     }

@@ -294,6 +294,46 @@ class RefundingBucketTest {
     }
 
     @Test
+    void aSuccessorResumesTheTrustItsWithdrawalsAndTheLevel() {
+        RefundingBucket predecessor = new RefundingBucket(PacerSettings.defaults(), budgets());
+        predecessor.idleMinute(1.0, 0);
+        predecessor.charged(new long[] {100_000}, 1.0, 0); // 20k left, refilling at 2k a second
+        Admission paid = admission("a");
+        predecessor.paidFor(paid, true);
+        predecessor.throttled(paid, true, 1_000); // withdrawn for a minute
+
+        PacerState.BucketModelState state = predecessor.export(1.0, 5_000);
+        RefundingBucket successor = new RefundingBucket(PacerSettings.defaults(), budgets());
+        successor.restore(state, 5_000);
+
+        assertThat(state.level()).containsEntry(QuotaDimension.TOKENS, 30_000L);
+        assertThat(state.withdrawals()).isEqualTo(1);
+        assertThat(successor.fitAt(new long[] {100_000}, 1.0, 5_000)).as("the level goes on refilling")
+                .isEqualTo(40_000);
+        assertThat(successor.paying(true, true, 60_999)).as("the withdrawal's wait goes on").isFalse();
+        assertThat(successor.paying(true, true, 61_000)).isTrue();
+        predecessor.paying(true, true, 61_000);
+        assertThat(successor.export(1.0, 61_000)).isEqualTo(predecessor.export(1.0, 61_000));
+
+        RefundingBucket fresh = new RefundingBucket(PacerSettings.defaults(), budgets());
+        fresh.restore(PacerState.BucketModelState.NONE, 5_000);
+        assertThat(fresh.fitAt(new long[] {100_000}, 1.0, 5_000)).as("nothing learnt: an empty model")
+                .isEqualTo(5_000 + 50_000);
+    }
+
+    @Test
+    void aProvenMeterStaysProvenForTheSuccessor() {
+        Pacer pacer = Pacer.create(MeteredRun.tokens(300_000), PacerSettings.defaults());
+        drainLongGenerations(pacer, new MeteredRun.TokenBucket(300_000));
+
+        Pacer successor = Pacer.resume(pacer.quota(), PacerSettings.defaults(), pacer.export(1_800_000), 1_800_000);
+
+        assertThat(pacer.refundingBucket().proven()).isTrue();
+        assertThat(successor.refundingBucket().proven()).isTrue();
+        assertThat(successor.export(1_800_000).bank().bucketModel()).isEqualTo(pacer.export(1_800_000).bank().bucketModel());
+    }
+
+    @Test
     void aMeterThatWithdrewTheBankIsNoBucket() {
         RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
 
