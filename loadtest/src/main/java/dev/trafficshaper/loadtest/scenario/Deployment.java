@@ -18,27 +18,31 @@ import java.util.List;
  * @param drainerCrashSeconds   times (seconds into the run) at which the drainer then running, or
  *                              the next one to run, dies without releasing its lease; its lease
  *                              expires and the 1-minute safety net wakes a successor
- * @param dispatchMode          {@code ASYNC} (each admitted request an asynchronous invoke of the
- *                              Bedrock Processor, the default) or {@code INLINE} (the drainer makes
- *                              the calls that fit in its invocation itself: no invoke delay and no
- *                              cold start, Bedrock's latency and the settlement delay still; it
- *                              hands off by {@link dev.trafficshaper.lifecycle.DrainWindow}'s rule
- *                              within an invocation of {@code drainerLimitSeconds} + 30 s)
+ * @param dispatchMode          {@code INLINE} (the drainer makes the calls that fit in its
+ *                              invocation itself, as the deployed stack does by default: no invoke
+ *                              delay and no cold start, Bedrock's latency and the settlement delay
+ *                              still; it hands off by {@link dev.trafficshaper.lifecycle.DrainWindow}'s
+ *                              rule within an invocation of {@code drainerLimitSeconds} + 30 s) or
+ *                              {@code ASYNC} (each admitted request an asynchronous invoke of the
+ *                              Bedrock Processor, {@code DISPATCH_MODE=async})
  */
 public record Deployment(LambdaModel dispatch, long settlementDelayMillis, long drainerLimitSeconds,
                          List<Long> drainerCrashSeconds, DispatchMode dispatchMode) {
 
-    /** The deployment as configured by the CDK app, on a quiet day, dispatching asynchronously. */
-    public static final Deployment DEFAULT = new Deployment(LambdaModel.DEFAULT, 30, 870, List.of());
+    /** The deployment as configured by the CDK app, on a quiet day: the calls in the drainer. */
+    public static final Deployment DEFAULT = new Deployment(LambdaModel.DEFAULT, 30, 870, List.of(),
+            DispatchMode.INLINE);
 
-    public Deployment(LambdaModel dispatch, long settlementDelayMillis, long drainerLimitSeconds,
-                      List<Long> drainerCrashSeconds) {
-        this(dispatch, settlementDelayMillis, drainerLimitSeconds, drainerCrashSeconds, DispatchMode.ASYNC);
+    /** A deployment dispatching each call asynchronously to the Bedrock Processor ({@code DISPATCH_MODE=async}). */
+    public static Deployment dispatchingAsync(LambdaModel dispatch, long settlementDelayMillis,
+            long drainerLimitSeconds, List<Long> drainerCrashSeconds) {
+        return new Deployment(dispatch, settlementDelayMillis, drainerLimitSeconds, drainerCrashSeconds,
+                DispatchMode.ASYNC);
     }
 
     public Deployment {
         dispatch = dispatch == null ? LambdaModel.DEFAULT : dispatch;
-        dispatchMode = dispatchMode == null ? DispatchMode.ASYNC : dispatchMode;
+        dispatchMode = dispatchMode == null ? DispatchMode.INLINE : dispatchMode;
         drainerCrashSeconds = drainerCrashSeconds == null ? List.of() : List.copyOf(drainerCrashSeconds);
         if (settlementDelayMillis < 0 || drainerLimitSeconds < 10) {
             throw new IllegalArgumentException("deployment: settlementDelayMillis must not be negative and"
@@ -56,7 +60,7 @@ public record Deployment(LambdaModel dispatch, long settlementDelayMillis, long 
      * every 2 minutes, and one drainer crash at {@code crashAtSeconds}.
      */
     public static Deployment pessimistic(long crashAtSeconds) {
-        return new Deployment(LambdaModel.PESSIMISTIC, 500, 120, List.of(crashAtSeconds));
+        return new Deployment(LambdaModel.PESSIMISTIC, 500, 120, List.of(crashAtSeconds), DispatchMode.INLINE);
     }
 
     /** This deployment with {@code mode}. */

@@ -32,8 +32,8 @@ class InlineDispatchSimulationTest {
     @Test
     void callsInTheDrainerKeepThePacingAndEndTheProcessorsWait() {
         for (String name : SCENARIOS) {
-            Scenario async = BuiltInScenarios.find(name).orElseThrow().withLeniency(Leniency.STRICT);
-            Scenario inline = async.withDeployment(async.deployment().withDispatchMode(DispatchMode.INLINE));
+            Scenario inline = BuiltInScenarios.find(name).orElseThrow().withLeniency(Leniency.STRICT);
+            Scenario async = inline.withDeployment(inline.deployment().withDispatchMode(DispatchMode.ASYNC));
 
             StrategyResult before = Simulation.run(async, List.of("shaper"), 42).get(0);
             StrategyResult after = Simulation.run(inline, List.of("shaper"), 42).get(0);
@@ -41,9 +41,11 @@ class InlineDispatchSimulationTest {
             assertThat(after.throttled()).as(name).isZero();
             assertThat(after.succeeded()).as(name).isEqualTo(after.requests());
             assertThat(after.apiCalls()).as(name).isEqualTo(after.requests());
-            // at-quota measures 0.012 lower inline without any hand-off: see the last test
-            assertThat(after.utilization()).as(name + ": the hand-offs' cost").isGreaterThanOrEqualTo(
-                    before.utilization() - 0.015);
+            // (not utilization: it counts a call only while a request waits, and at-quota, whose
+            // queue the successor's resumed bucket model now keeps empty, measures 0.806 inline
+            // against 0.927 with the same drain; see the last test)
+            assertThat(after.latencyP99Ms()).as(name + ": the hand-offs' cost").isLessThanOrEqualTo(
+                    (long) (before.latencyP99Ms() * 1.015) + 1_000);
             // within 1.5%: with the spacing at twice the even rate while the window has room
             // (CatchUp), at-quota measured 611.3 s inline against 604.7 s
             assertThat(after.drainSeconds()).as(name + ": drains as fast").isLessThanOrEqualTo(
@@ -66,7 +68,8 @@ class InlineDispatchSimulationTest {
             // The strict bound, where the two paths agree to the call; with headroom on at-quota
             // measures lower inline for a reason the last test shows.
             Scenario base = BuiltInScenarios.find(name).orElseThrow().withLeniency(Leniency.STRICT);
-            Scenario async = base.withShaper(base.shaper().toBuilder().headroom(false).build());
+            Scenario async = base.withShaper(base.shaper().toBuilder().headroom(false).build())
+                    .withDeployment(base.deployment().withDispatchMode(DispatchMode.ASYNC));
             Scenario inline = async.withDeployment(new Deployment(LambdaModel.DEFAULT, 30, 100_000, List.of(),
                     DispatchMode.INLINE));
 
@@ -92,8 +95,8 @@ class InlineDispatchSimulationTest {
     @Test
     void atQuotaMeasuresLowerInlineOnlyBecauseItsCallsStartAtTheirSlot() {
         Scenario base = BuiltInScenarios.find("at-quota").orElseThrow().withLeniency(Leniency.STRICT);
-        Scenario async = base.withDeployment(new Deployment(LambdaModel.DEFAULT, 30, 100_000, List.of()));
-        Scenario instant = base.withDeployment(new Deployment(new LambdaModel(0, 0, 0, 600, 1_000), 30, 100_000,
+        Scenario async = base.withDeployment(Deployment.dispatchingAsync(LambdaModel.DEFAULT, 30, 100_000, List.of()));
+        Scenario instant = base.withDeployment(Deployment.dispatchingAsync(new LambdaModel(0, 0, 0, 600, 1_000), 30, 100_000,
                 List.of()));
         Scenario inline = async.withDeployment(async.deployment().withDispatchMode(DispatchMode.INLINE));
 
