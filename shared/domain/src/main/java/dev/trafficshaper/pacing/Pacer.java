@@ -123,13 +123,17 @@ public final class Pacer {
         Pacer pacer = new Pacer(quota, settings);
         double tokenScale = Math.max(1.0, (double) quota.outputBurndown() / state.outputBurndown());
         List<PacerState.OpenCall> open = new ArrayList<>();
+        List<PacerState.OpenCall> outOfWindow = new ArrayList<>();
         for (PacerState.OpenCall call : state.openCalls()) {
             boolean chargedEverywhere = true;
+            boolean left = false;
             for (DimensionBudget budget : pacer.budgets) {
-                chargedEverywhere &= call.charges().containsKey(budget.dimension());
+                PacerState.OpenCharge charge = call.charges().get(budget.dimension());
+                chargedEverywhere &= charge != null;
+                left |= charge != null && charge.atMillis() <= nowMillis - DimensionBudget.WINDOW_MILLIS;
             }
             if (chargedEverywhere) {
-                open.add(call);
+                (left ? outOfWindow : open).add(call);
             }
         }
         SlidingWindowLedger.Entry[][] handles = new SlidingWindowLedger.Entry[pacer.budgets.length][];
@@ -145,7 +149,9 @@ public final class Pacer {
                         charges, nowMillis);
             }
         }
-        pacer.carried = carriedCalls(pacer.budgets, open, handles);
+        List<Admission> carried = new ArrayList<>(carriedCalls(pacer.budgets, open, handles));
+        carried.addAll(carriedCalls(pacer.budgets, outOfWindow, detached(pacer.budgets, outOfWindow)));
+        pacer.carried = List.copyOf(carried);
         pacer.feedback.restore(state.target(), state.headroomBudget().recoveryLine(),
                 state.headroomBudget().throttleCeiling(), state.capturedAtMillis(),
                 state.lastThrottleAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastThrottleAtMillis());
@@ -221,7 +227,7 @@ public final class Pacer {
     /**
      * The same as {@link #export(long)}, for a hand-off: the window's charges in finer buckets
      * ({@link PacerState#HANDOFF_BUCKET_MILLIS}), and the calls of {@code open} that are still open
-     * and in the window (at most {@link PacerState#MAX_OPEN_CALLS}, the latest admitted), so the
+     * (at most {@link PacerState#MAX_OPEN_CALLS}, the latest admitted), so the
      * successor can book their settlements ({@link PacerState.OpenCall}). A call the bank paid for
      * is left out: it stays charged.
      */
@@ -230,7 +236,7 @@ public final class Pacer {
         long capturedAt = state.capturedAtMillis();
         List<Admission> carriable = new ArrayList<>();
         for (Admission admission : open) {
-            if (!admission.isClosed() && !admission.banked() && inWindow(admission, capturedAt)) {
+            if (!admission.isClosed() && !admission.banked() && charged(admission)) {
                 carriable.add(admission);
             }
         }
@@ -264,15 +270,31 @@ public final class Pacer {
         return calls;
     }
 
-    /** Whether every window charge of an open admission is still in the window at {@code nowMillis}. */
-    private boolean inWindow(Admission admission, long nowMillis) {
+    /**
+     * Whether an open admission holds a charge on every dimension, in the window or not: one whose
+     * admission has left the window travels too, since its settlement still refunds the bucket
+     * model and teaches the learners (a 61 s generation outlives its window charge).
+     */
+    private boolean charged(Admission admission) {
         for (int i = 0; i < budgets.length; i++) {
             SlidingWindowLedger.Entry entry = admission.entry(i);
-            if (entry == null || entry.amount() <= 0 || entry.at() <= nowMillis - DimensionBudget.WINDOW_MILLIS) {
+            if (entry == null || entry.amount() <= 0) {
                 return false;
             }
         }
         return budgets.length > 0;
+    }
+
+    /** Charges outside the window for open calls whose admission has left it: their settlement still counts. */
+    private static SlidingWindowLedger.Entry[][] detached(DimensionBudget[] budgets, List<PacerState.OpenCall> calls) {
+        SlidingWindowLedger.Entry[][] handles = new SlidingWindowLedger.Entry[budgets.length][calls.size()];
+        for (int i = 0; i < budgets.length; i++) {
+            for (int c = 0; c < calls.size(); c++) {
+                PacerState.OpenCharge charge = calls.get(c).charges().get(budgets[i].dimension());
+                handles[i][c] = SlidingWindowLedger.Entry.detached(charge.atMillis(), charge.amount());
+            }
+        }
+        return handles;
     }
 
     /** Admissions for the resumed open calls whose charge was split out in every dimension. */

@@ -45,6 +45,15 @@ final class SlidingWindowLedger {
             this.amount = amount;
         }
 
+        /**
+         * A charge of a call still open whose admission has left the window: outside any ledger, so
+         * its settlement adjusts nothing in the window (a successor books it for the learners and
+         * the bucket model only).
+         */
+        static Entry detached(long atMillis, long amount) {
+            return new Entry(atMillis, amount);
+        }
+
         long at() {
             return at;
         }

@@ -64,6 +64,42 @@ class OpenCallHandoffTest {
     }
 
     @Test
+    void aCallThatOutlivesItsWindowChargeTravelsTooAndRefundsTheBucketModelNotTheWindow() {
+        // a 61 s generation under headroom beside calls at the target: at a hand-off 61 s after its
+        // admission its charge has left the window, but the bucket model still waits for its refund
+        // (16,000 reserved, 3,000 used)
+        PacerSettings headroom = PacerSettings.builder().slowStartMillis(0).build();
+        Pacer predecessor = Pacer.create(QUOTA, headroom);
+        Admission old = admit(predecessor, "old", 1_000, 16_000, T0);
+        long now = T0;
+        for (int i = 0; now < T0 + 61_000; i++) {
+            now = admitNext(predecessor, "a" + i, now);
+        }
+        long handoff = now;
+
+        PacerState state = predecessor.export(handoff, List.of(old));
+        Pacer successor = Pacer.resume(QUOTA, headroom, state, handoff);
+        List<Admission> carried = successor.takeCarriedCalls();
+        Pacer twin = Pacer.resume(QUOTA, headroom, state, handoff);
+        twin.takeCarriedCalls(); // its settlement never learnt
+        long before = tokens(successor, handoff);
+
+        assertThat(state.openCalls()).extracting(PacerState.OpenCall::requestId).containsExactly("old");
+        assertThat(carried).extracting(Admission::requestId).containsExactly("old");
+
+        successor.settle(carried.get(0), TokenUsage.of(1_000, 3_000), handoff);
+
+        assertThat(tokens(successor, handoff)).as("out of the window: nothing there to adjust").isEqualTo(before);
+        assertThat(level(successor, handoff) - level(twin, handoff))
+                .as("its unused 13,000 go back to the bucket model, as they would have for the predecessor")
+                .isEqualTo(13_000);
+    }
+
+    private static long level(Pacer pacer, long at) {
+        return pacer.export(at).bank().bucketModel().level().get(QuotaDimension.TOKENS);
+    }
+
+    @Test
     void aStateWithoutOpenCallsKeepsEveryChargeAsBefore() {
         Pacer predecessor = Pacer.create(QUOTA, STRICT);
         admit(predecessor, "long", 1_000, 100_000, T0);
