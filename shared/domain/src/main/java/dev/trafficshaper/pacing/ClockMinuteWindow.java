@@ -75,8 +75,7 @@ import java.util.Map;
  * after an explained throttle); <b>trusted</b> (the clock minute bounds the window). Across a
  * handoff the successor resumes the withdrawals, the trust, the current minute's account and the
  * probe owed, with what it knows of the calls' length and the refusal time
- * ({@link PacerState.ClockMinuteState}); a probe minute under way is probed again from the
- * successor's first call past the sliding bound.
+ * ({@link PacerState.ClockMinuteState}); a probe minute under way is owed to the next minute.
  */
 final class ClockMinuteWindow {
 
@@ -366,6 +365,9 @@ final class ClockMinuteWindow {
         if (!enabled) {
             return PacerState.ClockMinuteState.NONE;
         }
+        if (used != null) {
+            roll(budgets, nowMillis); // as the next call would: a probe still owed moves to this minute
+        }
         Map<QuotaDimension, Long> account = new EnumMap<>(QuotaDimension.class);
         long start = PacerState.NEVER;
         if (used != null && minute == Math.floorDiv(nowMillis, MINUTE_MILLIS)) {
@@ -393,10 +395,11 @@ final class ClockMinuteWindow {
         longCalls = state.longCalls();
         refusalMillis = Math.max(DEFAULT_REFUSAL_MILLIS, Math.min(MAX_REFUSAL_MILLIS, state.refusalMillis()));
         if (state.probeMinuteStartMillis() != PacerState.NEVER && !trusted) {
-            // a probe owed, or the minute being probed: the successor probes it (from its start if
-            // the predecessor's calls past the sliding bound are not known here)
+            // a probe owed: the successor owes it. A probe minute under way moves to the next
+            // minute: the turn is what it tries, and the predecessor's calls past the sliding bound
+            // are not known here (probed from mid-minute it proved nothing and was spent)
             probeMinute = Math.max(Math.floorDiv(state.probeMinuteStartMillis(), MINUTE_MILLIS),
-                    Math.floorDiv(nowMillis, MINUTE_MILLIS));
+                    Math.floorDiv(nowMillis, MINUTE_MILLIS) + 1);
         }
         roll(budgets, nowMillis);
         if (state.minuteStartMillis() == minute * MINUTE_MILLIS) {

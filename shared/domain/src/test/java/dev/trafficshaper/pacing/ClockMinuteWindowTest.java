@@ -264,6 +264,15 @@ class ClockMinuteWindowTest {
                 .as("a state without the probe (an older one) starts the learner over").isEqualTo(70_000);
         assertThat(successor.export(budgets, 60_000).probeMinuteStartMillis()).as("and owes it on")
                 .isEqualTo(60_000);
+
+        PacerState.ClockMinuteState later = learner.export(budgets, 125_000);
+        ClockMinuteWindow late = new ClockMinuteWindow(HEADROOM);
+        late.restore(later, budgets, 125_000);
+        assertThat(later.probeMinuteStartMillis()).as("minute 1 sent nothing past the bound: the probe is still owed")
+                .isEqualTo(120_000);
+        assertThat(late.export(budgets, 125_000).probeMinuteStartMillis())
+                .as("a successor resuming mid-minute missed that minute's turn: it probes the next one")
+                .isEqualTo(180_000);
     }
 
     private static Admission admission(int i, long atMillis) {
