@@ -87,9 +87,9 @@ final class SimulateCommand implements Callable<Integer> {
     String deployment;
 
     @Option(names = "--dispatch", paramLabel = "MODE",
-            description = "How the production drainer sends calls: async (the scenario's default: an asynchronous"
-                    + " invoke of the Bedrock Processor each) or inline (the drainer makes the calls that fit in its"
-                    + " invocation itself).")
+            description = "How the production drainer sends calls: inline (the default, as deployed: the drainer makes"
+                    + " the calls that fit in its invocation itself) or async (an asynchronous invoke of the Bedrock"
+                    + " Processor each); a scenario file's deployment.dispatchMode otherwise.")
     String dispatch;
 
     @Override
