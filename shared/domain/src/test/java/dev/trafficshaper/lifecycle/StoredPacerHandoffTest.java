@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.quota.Quota;
+import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.quota.TokenUsage;
 import dev.trafficshaper.pacing.Candidate;
 import dev.trafficshaper.pacing.Decision;
@@ -149,6 +150,32 @@ class StoredPacerHandoffTest {
         PacerState fromOlder = StoredPacerHandoff.read(older.toString()).orElseThrow();
         assertThat(fromOlder.headroomBudget().throttleCeiling()).isZero();
         assertThat(fromOlder.headroomBudget().minutes()).isEqualTo(exported.headroomBudget().minutes());
+    }
+
+    @Test
+    void theBucketModelAndTheLearnersProbeSurviveThePublishedJsonAndAnOlderStateReadsAsNothingLearnt()
+            throws Exception {
+        Pacer predecessor = learntPacer();
+        long now = T0 + 200_000;
+        PacerState exported = predecessor.export(now);
+        String published = handoff.export(predecessor, now);
+        ObjectNode older = (ObjectNode) new ObjectMapper().readTree(published);
+        ((ObjectNode) older.get("bank")).remove("bucketModel");
+        ((ObjectNode) older.get("clockMinute")).remove(List.of("probeMinuteStartMillis", "longCalls", "refusalMillis",
+                "withdrawnAtMillis"));
+
+        assertThat(exported.bank().bucketModel().level()).as("the model counts a level").isNotEmpty();
+        assertThat(published).contains("\"bucketModel\"").contains("\"refusalMillis\"");
+        assertThat(StoredPacerHandoff.read(published)).contains(exported);
+        PacerState fromOlder = StoredPacerHandoff.read(older.toString()).orElseThrow();
+        assertThat(fromOlder.bank().bucketModel()).isEqualTo(PacerState.BucketModelState.NONE);
+        assertThat(fromOlder.clockMinute().withdrawals()).isEqualTo(exported.clockMinute().withdrawals());
+        assertThat(fromOlder.clockMinute().refusalMillis()).as("not measured").isZero();
+        assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
+                .export(now).bank().bucketModel().level()).as("an empty model, counted from the resume")
+                .containsEntry(QuotaDimension.TOKENS, 0L);
+        assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(published, now)), now)
+                .export(now).bank().bucketModel()).isEqualTo(exported.bank().bucketModel());
     }
 
     /**
