@@ -400,7 +400,7 @@ public record PacerState(
      * @param minuteStartMillis the start of the clock minute the account is of, or {@link #NEVER}
      * @param used              per dimension, what the pacer's calls charge that minute (empty if none)
      * @param probeMinuteStartMillis the minute the learner probes (or owes a probe from), or
-     *                          {@link #NEVER}; 0 (an older state) is long past: none owed
+     *                          {@link #NEVER}; 0 (an older state) reads as {@link #NEVER}: none owed
      * @param longCalls         whether the last call to settle took over half a minute
      * @param refusalMillis     the longest a refusal took to come back (0: not measured, the default)
      * @param withdrawnAtMillis the latest withdrawal of the trust, or {@link #NEVER}: calls admitted
@@ -423,6 +423,9 @@ public record PacerState(
             }
             if (minuteStartMillis != NEVER && Math.floorMod(minuteStartMillis, MINUTE_MILLIS) != 0) {
                 throw new IllegalArgumentException("the account's minute starts on a minute, was " + minuteStartMillis);
+            }
+            if (probeMinuteStartMillis == 0) {
+                probeMinuteStartMillis = NEVER; // an older state, written before the probe travelled: none owed
             }
             if (probeMinuteStartMillis != NEVER && Math.floorMod(probeMinuteStartMillis, MINUTE_MILLIS) != 0) {
                 throw new IllegalArgumentException("the probe minute starts on a minute, was " + probeMinuteStartMillis);

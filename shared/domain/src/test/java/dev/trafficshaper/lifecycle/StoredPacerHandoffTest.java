@@ -171,6 +171,8 @@ class StoredPacerHandoffTest {
         assertThat(fromOlder.bank().bucketModel()).isEqualTo(PacerState.BucketModelState.NONE);
         assertThat(fromOlder.clockMinute().withdrawals()).isEqualTo(exported.clockMinute().withdrawals());
         assertThat(fromOlder.clockMinute().refusalMillis()).as("not measured").isZero();
+        assertThat(fromOlder.clockMinute().probeMinuteStartMillis()).as("no probe owed").isEqualTo(PacerState.NEVER);
+        assertThat(fromOlder.clockMinute().longCalls()).isFalse();
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
                 .export(now).bank().bucketModel().level()).as("an empty model, counted from the resume")
                 .containsEntry(QuotaDimension.TOKENS, 0L);
