@@ -181,10 +181,17 @@ public final class Pacer {
      * kilobytes at most, whatever the request rate (see {@link PacerState}).
      */
     public PacerState export(long nowMillis) {
-        return export(PacerState.BUCKET_MILLIS, nowMillis);
+        return export(PacerState.BUCKET_MILLIS, false, nowMillis);
     }
 
-    private PacerState export(long bucketMillis, long nowMillis) {
+    /**
+     * {@code handoff}: the state a drainer publishes as it stops admitting, which holds every
+     * admission it made; only that one carries the refunding bucket's model. A periodic status
+     * (what a crashed drainer's successor resumes from) misses the admissions after it and the
+     * sweeper's re-dispatches of the dead drainer's slots, and a model counted from it would
+     * overstate the meter: that successor starts the model afresh.
+     */
+    private PacerState export(long bucketMillis, boolean handoff, long nowMillis) {
         long episodeAt = feedback.episodeAt();
         long lastAdmission = slowStart.lastAdmission();
         // A resumed pacer whose clock runs behind its predecessor's may hold times ahead of its own.
@@ -210,7 +217,8 @@ public final class Pacer {
                 lastAdmission == Long.MIN_VALUE ? PacerState.NEVER : slowStart.rampStart(),
                 tenantSlots, outputShare.value(), headroom.forgiveness(), headroom.lift(),
                 headroomState(capturedAt), inputScale.export(), bank.export(budgets, bunching, capturedAt)
-                        .withBucketModel(bucket.export(target(capturedAt), capturedAt)),
+                        .withBucketModel(handoff ? bucket.export(target(capturedAt), capturedAt)
+                                : PacerState.BucketModelState.NONE),
                 List.of(), minute.export(budgets, capturedAt));
     }
 
@@ -228,11 +236,11 @@ public final class Pacer {
      * The same as {@link #export(long)}, for a hand-off: the window's charges in finer buckets
      * ({@link PacerState#HANDOFF_BUCKET_MILLIS}), and the calls of {@code open} that are still open
      * (at most {@link PacerState#MAX_OPEN_CALLS}, the latest admitted), so the
-     * successor can book their settlements ({@link PacerState.OpenCall}). A call the bank paid for
-     * is left out: it stays charged.
+     * successor can book their settlements ({@link PacerState.OpenCall}), and the refunding bucket's
+     * model. A call the bank paid for is left out: it stays charged.
      */
     public PacerState export(long nowMillis, Collection<Admission> open) {
-        PacerState state = export(PacerState.HANDOFF_BUCKET_MILLIS, nowMillis);
+        PacerState state = export(PacerState.HANDOFF_BUCKET_MILLIS, true, nowMillis);
         long capturedAt = state.capturedAtMillis();
         List<Admission> carriable = new ArrayList<>();
         for (Admission admission : open) {

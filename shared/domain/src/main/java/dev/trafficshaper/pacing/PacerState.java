@@ -70,8 +70,8 @@ import java.util.TreeMap;
  *       probe it owes, so a hand-off (every 270 s with calls in the drainer) does not start the
  *       learner over.
  *   <li><b>Bank and bucket model</b>: the bank's withdrawals, open episode and credit, the bunching
- *       guard's cap ({@link BankState}), and the refunding bucket's proof, trust and level
- *       ({@link BucketModelState}), so a successor pays from the same model its predecessor had.
+ *       guard's cap ({@link BankState}), and at a hand-off the refunding bucket's proof, trust and
+ *       level ({@link BucketModelState}), so a successor pays from the same model its predecessor had.
  * </ul>
  * Lane and tenant fair-share tags and the admission and throttle counters of {@link PacerSnapshot}
  * start afresh: a flow's turn may shift by about one request, which costs no quota.
@@ -365,7 +365,11 @@ public record PacerState(
      * The refunding bucket's model at capture ({@link RefundingBucket}): what it learnt about the
      * meter and the level it counts, so a successor neither forgets a proof nor starts from an
      * empty model while its predecessor's calls settle into it (their refunds are credited as the
-     * successor books them, {@link OpenCall}).
+     * successor books them, {@link OpenCall}). Only the state published at a hand-off carries it
+     * ({@link #NONE} in the periodic statuses): a crashed drainer's last periodic status misses
+     * the admissions after it and the sweeper's re-dispatches of its slots, so a model resumed from
+     * it would count less than the meter holds (measured with a crash and async dispatch: 69
+     * throttles where the fresh model took 10); a fresh model pays only within headroom's budget.
      *
      * @param level             per dimension, the most such a bucket holds at capture (negative
      *                          while the open calls' reservations exceed it); a dimension absent

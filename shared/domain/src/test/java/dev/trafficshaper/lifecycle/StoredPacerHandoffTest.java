@@ -157,8 +157,8 @@ class StoredPacerHandoffTest {
             throws Exception {
         Pacer predecessor = learntPacer();
         long now = T0 + 200_000;
-        PacerState exported = predecessor.export(now);
-        String published = handoff.export(predecessor, now);
+        PacerState exported = predecessor.export(now, List.of());
+        String published = handoff.export(predecessor, BackoffState.NONE, List.of(), now);
         ObjectNode older = (ObjectNode) new ObjectMapper().readTree(published);
         ((ObjectNode) older.get("bank")).remove("bucketModel");
         ((ObjectNode) older.get("clockMinute")).remove(List.of("probeMinuteStartMillis", "longCalls", "refusalMillis",
@@ -174,10 +174,11 @@ class StoredPacerHandoffTest {
         assertThat(fromOlder.clockMinute().probeMinuteStartMillis()).as("no probe owed").isEqualTo(PacerState.NEVER);
         assertThat(fromOlder.clockMinute().longCalls()).isFalse();
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
-                .export(now).bank().bucketModel().level()).as("an empty model, counted from the resume")
+                .export(now, List.of()).bank().bucketModel().level()).as("an empty model, counted from the resume")
                 .containsEntry(QuotaDimension.TOKENS, 0L);
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(published, now)), now)
-                .export(now).bank().bucketModel()).isEqualTo(exported.bank().bucketModel());
+                .export(now, List.of()).bank().bucketModel()).isEqualTo(exported.bank().bucketModel());
+        assertThat(handoff.export(predecessor, now)).as("a periodic status carries no model").contains("\"level\":{}");
     }
 
     /**

@@ -96,7 +96,7 @@ class OpenCallHandoffTest {
     }
 
     private static long level(Pacer pacer, long at) {
-        return pacer.export(at).bank().bucketModel().level().get(QuotaDimension.TOKENS);
+        return pacer.export(at, List.of()).bank().bucketModel().level().get(QuotaDimension.TOKENS);
     }
 
     @Test

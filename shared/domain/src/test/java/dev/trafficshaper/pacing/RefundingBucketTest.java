@@ -326,11 +326,17 @@ class RefundingBucketTest {
         Pacer pacer = Pacer.create(MeteredRun.tokens(300_000), PacerSettings.defaults());
         drainLongGenerations(pacer, new MeteredRun.TokenBucket(300_000));
 
-        Pacer successor = Pacer.resume(pacer.quota(), PacerSettings.defaults(), pacer.export(1_800_000), 1_800_000);
+        PacerState handoff = pacer.export(1_800_000, List.of());
+        Pacer successor = Pacer.resume(pacer.quota(), PacerSettings.defaults(), handoff, 1_800_000);
+        Pacer afterCrash = Pacer.resume(pacer.quota(), PacerSettings.defaults(), pacer.export(1_800_000), 1_800_000);
 
         assertThat(pacer.refundingBucket().proven()).isTrue();
         assertThat(successor.refundingBucket().proven()).isTrue();
-        assertThat(successor.export(1_800_000).bank().bucketModel()).isEqualTo(pacer.export(1_800_000).bank().bucketModel());
+        assertThat(successor.export(1_800_000, List.of()).bank().bucketModel()).isEqualTo(handoff.bank().bucketModel());
+        assertThat(pacer.export(1_800_000).bank().bucketModel())
+                .as("a periodic status, what a crashed drainer leaves, carries no model: it misses the admissions after it")
+                .isEqualTo(PacerState.BucketModelState.NONE);
+        assertThat(afterCrash.refundingBucket().proven()).isFalse();
     }
 
     @Test
