@@ -219,13 +219,9 @@ class ClockMinuteWindowTest {
 
     @Test
     void aProbeMinuteWithoutRoomInTheBudgetLeavesTheProbeOwedToTheNextMinute() {
-        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
         long[] call = {RESERVED};
-        for (int i = 0; i < 100; i++) { // minute 0's account spent
-            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, 1_000 + i * 100);
-        }
-        learner.throttled(admission(100, 50_000), budgets, call, 50_000); // the account explains it
+        ClockMinuteWindow learner = owingAProbe(budgets, call);
 
         assertThat(learner.windowFit(budgets, call, 0.95, 70_000, false, 60_000))
                 .as("minute 1 is the probe minute, but the budget has no room").isEqualTo(70_000);
@@ -240,13 +236,9 @@ class ClockMinuteWindowTest {
 
     @Test
     void aSuccessorOwesTheProbeItsPredecessorOwed() {
-        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
         long[] call = {RESERVED};
-        for (int i = 0; i < 100; i++) { // minute 0's account spent
-            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, 1_000 + i * 100);
-        }
-        learner.throttled(admission(100, 50_000), budgets, call, 50_000); // the account explains it
+        ClockMinuteWindow learner = owingAProbe(budgets, call);
 
         PacerState.ClockMinuteState state = learner.export(budgets, 55_000);
         ClockMinuteWindow successor = new ClockMinuteWindow(HEADROOM);
@@ -273,6 +265,16 @@ class ClockMinuteWindowTest {
         assertThat(late.export(budgets, 125_000).probeMinuteStartMillis())
                 .as("a successor resuming mid-minute missed that minute's turn: it probes the next one")
                 .isEqualTo(180_000);
+    }
+
+    /** A learner whose minute 0 spent its account and took a throttle the account explains: minute 1 is probed. */
+    private static ClockMinuteWindow owingAProbe(DimensionBudget[] budgets, long[] call) {
+        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
+        for (int i = 0; i < 100; i++) {
+            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, 1_000 + i * 100);
+        }
+        learner.throttled(admission(100, 50_000), budgets, call, 50_000);
+        return learner;
     }
 
     private static Admission admission(int i, long atMillis) {
