@@ -6,6 +6,7 @@ import dev.trafficshaper.simulator.provider.ShortHorizon;
 import dev.trafficshaper.loadtest.report.Charts;
 import dev.trafficshaper.loadtest.report.ComparisonTable;
 import dev.trafficshaper.loadtest.report.ResultFile;
+import dev.trafficshaper.loadtest.report.SeedSweepTable;
 import dev.trafficshaper.loadtest.report.SweepTable;
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
 import dev.trafficshaper.lifecycle.DispatchMode;
@@ -18,6 +19,7 @@ import dev.trafficshaper.loadtest.sim.StrategyResult;
 import dev.trafficshaper.loadtest.strategy.Strategies;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -49,6 +51,13 @@ final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--seed", defaultValue = "42", description = "Random seed (default: ${DEFAULT-VALUE}).")
     long seed;
+
+    @Option(names = "--seeds", paramLabel = "N", defaultValue = "1",
+            description = "With --all: run every scenario with N seeds (--seed, --seed + 1, ...) and print, per quota"
+                    + " model, each strategy's mean and worst multiple of the oracle over them, and how often the"
+                    + " shaper drained slower than sdk-adaptive; writes DIR/seed-<seed>/<model>/<scenario>/result.json"
+                    + " (default: ${DEFAULT-VALUE}).")
+    int seeds;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Output directory (default: results/<scenario>).")
     Path out;
@@ -98,6 +107,10 @@ final class SimulateCommand implements Callable<Integer> {
             System.err.println("error: give either --scenario NAME|FILE.json or --all");
             return 2;
         }
+        if (seeds < 1 || (seeds > 1 && !all)) {
+            System.err.println("error: --seeds takes a count of at least 1, and more than 1 only with --all");
+            return 2;
+        }
         if (all && quotaModel != null) {
             System.err.println("error: --all runs every quota model; leave out --quota-model");
             return 2;
@@ -114,7 +127,7 @@ final class SimulateCommand implements Callable<Integer> {
             names.add(Strategies.ORACLE);
         }
         try {
-            return all ? sweep(names) : one(adjusted(ScenarioFile.resolve(scenario)), names);
+            return all ? seeds > 1 ? seededSweep(names) : sweep(names) : one(adjusted(ScenarioFile.resolve(scenario)), names);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             return 2;
@@ -169,22 +182,8 @@ final class SimulateCommand implements Callable<Integer> {
     /** {@code --all}: every built-in scenario under each quota model, one Markdown table per model. */
     private int sweep(List<String> names) {
         Path root = out != null ? out : Path.of("results", "all");
-        List<String> models = new ArrayList<>();
-        List<SweepTable.ScenarioRun> runs = new ArrayList<>();
-        for (QuotaModel model : QuotaModel.values()) {
-            models.add(model.wireName());
-            for (String name : BuiltInScenarios.names()) {
-                Scenario chosen = adjusted(BuiltInScenarios.find(name).orElseThrow().withQuotaModel(model));
-                long started = System.nanoTime();
-                System.err.printf(Locale.ROOT, "  %-16s %-30s ...", model.wireName(), name);
-                List<StrategyResult> results = Simulation.run(chosen, names, seed);
-                double wall = (System.nanoTime() - started) / 1e9;
-                System.err.printf(Locale.ROOT, " %.1f s%n", wall);
-                ResultFile.write(root.resolve(model.wireName()).resolve(name).resolve("result.json"), chosen, seed,
-                        results);
-                runs.add(new SweepTable.ScenarioRun(name, model.wireName(), results, wall));
-            }
-        }
+        List<String> models = modelNames();
+        List<SweepTable.ScenarioRun> runs = runAll(names, seed, root, "");
         String leniencyNote = strict ? "strict leniency" : "each scenario's leniency";
         for (String model : models) {
             System.out.printf(Locale.ROOT, "%n#### %s (%s, seed %d)%n%n", model, leniencyNote, seed);
@@ -195,6 +194,50 @@ final class SimulateCommand implements Callable<Integer> {
         System.out.println();
         System.out.println("wrote " + root + "/<model>/<scenario>/result.json");
         return 0;
+    }
+
+    /** {@code --all --seeds N}: the sweep once per seed, summarised per quota model over the seeds. */
+    private int seededSweep(List<String> names) {
+        Path root = out != null ? out : Path.of("results", "all");
+        List<SeedSweepTable.SeededRun> runs = new ArrayList<>();
+        for (long s = seed; s < seed + seeds; s++) {
+            String progress = String.format(Locale.ROOT, "seed %d (%d of %d) ", s, s - seed + 1, seeds);
+            for (SweepTable.ScenarioRun run : runAll(names, s, root.resolve("seed-" + s), progress)) {
+                runs.add(new SeedSweepTable.SeededRun(s, run));
+            }
+        }
+        String leniencyNote = strict ? "strict leniency" : "each scenario's leniency";
+        for (String model : modelNames()) {
+            System.out.printf(Locale.ROOT, "%n#### %s (%s, seeds %d-%d)%n%n", model, leniencyNote, seed,
+                    seed + seeds - 1);
+            System.out.print(SeedSweepTable.markdown(model, runs));
+        }
+        System.out.println();
+        System.out.println("wrote " + root + "/seed-<seed>/<model>/<scenario>/result.json");
+        return 0;
+    }
+
+    private static List<String> modelNames() {
+        return Arrays.stream(QuotaModel.values()).map(QuotaModel::wireName).toList();
+    }
+
+    /** Every built-in scenario under each quota model with {@code runSeed}, each written to {@code dir}. */
+    private List<SweepTable.ScenarioRun> runAll(List<String> names, long runSeed, Path dir, String progress) {
+        List<SweepTable.ScenarioRun> runs = new ArrayList<>();
+        for (QuotaModel model : QuotaModel.values()) {
+            for (String name : BuiltInScenarios.names()) {
+                Scenario chosen = adjusted(BuiltInScenarios.find(name).orElseThrow().withQuotaModel(model));
+                long started = System.nanoTime();
+                System.err.printf(Locale.ROOT, "  %s%-16s %-30s ...", progress, model.wireName(), name);
+                List<StrategyResult> results = Simulation.run(chosen, names, runSeed);
+                double wall = (System.nanoTime() - started) / 1e9;
+                System.err.printf(Locale.ROOT, " %.1f s%n", wall);
+                ResultFile.write(dir.resolve(model.wireName()).resolve(name).resolve("result.json"), chosen, runSeed,
+                        results);
+                runs.add(new SweepTable.ScenarioRun(name, model.wireName(), results, wall));
+            }
+        }
+        return runs;
     }
 
     private int one(Scenario chosen, List<String> names) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
 import dev.trafficshaper.loadtest.scenario.Scenario;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class SimulateCommandTest {
 
@@ -18,6 +19,14 @@ class SimulateCommandTest {
         assertThat(SimulateCommand.withHeadroom(scenario, "on").shaper().headroom()).isTrue();
         assertThat(SimulateCommand.withHeadroom(scenario, "off").shaper().targetUtilization())
                 .isEqualTo(scenario.shaper().targetUtilization());
+    }
+
+    @Test
+    void seedsAreACountAndMoreThanOneOnlyForTheSweep() {
+        CommandLine cli = new CommandLine(new LoadTestCli());
+
+        assertThat(cli.execute("simulate", "--scenario", "seed-burst", "--seeds", "3")).isEqualTo(2);
+        assertThat(cli.execute("simulate", "--all", "--seeds", "0")).isEqualTo(2);
     }
 
     @Test
