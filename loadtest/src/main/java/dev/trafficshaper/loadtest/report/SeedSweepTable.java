@@ -53,6 +53,7 @@ public final class SeedSweepTable {
         int aboveBound = 0;
         int sdkKept = 0;
         int slower = 0;
+        boolean sdkSeen = rows.values().stream().anyMatch(byStrategy -> byStrategy.containsKey(SDK));
         for (Map.Entry<String, Map<String, Row>> scenario : rows.entrySet()) {
             for (Map.Entry<String, Row> strategy : scenario.getValue().entrySet()) {
                 Row row = strategy.getValue();
@@ -70,10 +71,13 @@ public final class SeedSweepTable {
             }
         }
         if (shaperRuns > 0) {
-            out.append(String.format(Locale.ROOT,
-                    "%nshaper: above %.2fx the oracle in %d of %d runs; slower than %s in %d of the %d runs where it"
-                            + " kept >= %.0f%%%n",
-                    ORACLE_BOUND, aboveBound, shaperRuns, SDK, slower, sdkKept, 100 * SDK_KEPT));
+            out.append(String.format(Locale.ROOT, "%nshaper: above %.2fx the oracle in %d of %d runs",
+                    ORACLE_BOUND, aboveBound, shaperRuns));
+            if (sdkSeen) {
+                out.append(String.format(Locale.ROOT, "; slower than %s in %d of the %d runs where it kept >= %.0f%%",
+                        SDK, slower, sdkKept, 100 * SDK_KEPT));
+            }
+            out.append('\n');
         }
         return out.toString();
     }
