@@ -67,6 +67,8 @@ class RequestLifecycleIT {
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
               "nova-lite-undrained": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
+              "nova-lite-late-delivery": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
+                            "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
               "nova-lite-swept": {"modelId": "amazon.nova-lite-v1:0", "quotas": {"tpm": 1000000},
                             "maxTokens": 2000, "shards": 1, "defaultDeadlineSeconds": 60, "maxDeadlineSeconds": 600},
               "missing-model": {"modelId": "amazon.not-in-this-region-v1:0", "quotas": {"tpm": 1000000},
@@ -444,7 +446,9 @@ class RequestLifecycleIT {
         String lateQueue = "late-deliveries-" + System.nanoTime();
         Deployment deployment = new Deployment(120, true, 1, bedrock,
                 Map.of("DELIVERY_QUEUE_URL", aws.endpoint() + "/123456789012/" + lateQueue));
-        String id = deployment.submit(body("nova-lite", "undeliverable-" + System.nanoTime(), 60));
+        // a model of its own: a nova-lite drainer an earlier test woke would process the request with its
+        // own delivery queue, which exists, and the hand-off would not fail
+        String id = deployment.submit(body("nova-lite-late-delivery", "undeliverable-" + System.nanoTime(), 60));
 
         await().atMost(Duration.ofSeconds(30)).alias("the failed hand-off shows in GET")
                 .until(() -> ApiEvents.json(deployment.status(id).getBody()).path("delivery").path("lastError").asText()
