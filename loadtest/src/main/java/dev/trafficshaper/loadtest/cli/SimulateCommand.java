@@ -32,8 +32,8 @@ import picocli.CommandLine.Option;
 final class SimulateCommand implements Callable<Integer> {
 
     /** What {@code --all} compares unless {@code --strategies} says otherwise. */
-    static final List<String> SWEEP_STRATEGIES = List.of("direct-no-retry", "direct-retry-jitter", "sdk-adaptive",
-            "shaper", Strategies.ORACLE);
+    static final List<String> SWEEP_STRATEGIES = List.of("direct-no-retry", "direct-retry-jitter",
+            Strategies.SDK_ADAPTIVE, Strategies.SHAPER, Strategies.ORACLE);
 
     @Option(names = "--scenario", paramLabel = "NAME|FILE.json",
             description = "Built-in scenario (${COMPLETION-CANDIDATES}) or a scenario JSON file.",
@@ -127,7 +127,10 @@ final class SimulateCommand implements Callable<Integer> {
             names.add(Strategies.ORACLE);
         }
         try {
-            return all ? seeds > 1 ? seededSweep(names) : sweep(names) : one(adjusted(ScenarioFile.resolve(scenario)), names);
+            if (!all) {
+                return one(adjusted(ScenarioFile.resolve(scenario)), names);
+            }
+            return seeds > 1 ? seededSweep(names) : sweep(names);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             return 2;
@@ -181,12 +184,11 @@ final class SimulateCommand implements Callable<Integer> {
 
     /** {@code --all}: every built-in scenario under each quota model, one Markdown table per model. */
     private int sweep(List<String> names) {
-        Path root = out != null ? out : Path.of("results", "all");
+        Path root = sweepRoot();
         List<String> models = modelNames();
         List<SweepTable.ScenarioRun> runs = runAll(names, seed, root, "");
-        String leniencyNote = strict ? "strict leniency" : "each scenario's leniency";
         for (String model : models) {
-            System.out.printf(Locale.ROOT, "%n#### %s (%s, seed %d)%n%n", model, leniencyNote, seed);
+            System.out.printf(Locale.ROOT, "%n#### %s (%s, seed %d)%n%n", model, leniencyNote(), seed);
             System.out.print(SweepTable.markdown(model, runs));
         }
         System.out.printf(Locale.ROOT, "%n#### wall time%n%n");
@@ -198,7 +200,7 @@ final class SimulateCommand implements Callable<Integer> {
 
     /** {@code --all --seeds N}: the sweep once per seed, summarised per quota model over the seeds. */
     private int seededSweep(List<String> names) {
-        Path root = out != null ? out : Path.of("results", "all");
+        Path root = sweepRoot();
         List<SeedSweepTable.SeededRun> runs = new ArrayList<>();
         for (long s = seed; s < seed + seeds; s++) {
             String progress = String.format(Locale.ROOT, "seed %d (%d of %d) ", s, s - seed + 1, seeds);
@@ -206,15 +208,22 @@ final class SimulateCommand implements Callable<Integer> {
                 runs.add(new SeedSweepTable.SeededRun(s, run));
             }
         }
-        String leniencyNote = strict ? "strict leniency" : "each scenario's leniency";
         for (String model : modelNames()) {
-            System.out.printf(Locale.ROOT, "%n#### %s (%s, seeds %d-%d)%n%n", model, leniencyNote, seed,
+            System.out.printf(Locale.ROOT, "%n#### %s (%s, seeds %d-%d)%n%n", model, leniencyNote(), seed,
                     seed + seeds - 1);
             System.out.print(SeedSweepTable.markdown(model, runs));
         }
         System.out.println();
         System.out.println("wrote " + root + "/seed-<seed>/<model>/<scenario>/result.json");
         return 0;
+    }
+
+    private Path sweepRoot() {
+        return out != null ? out : Path.of("results", "all");
+    }
+
+    private String leniencyNote() {
+        return strict ? "strict leniency" : "each scenario's leniency";
     }
 
     private static List<String> modelNames() {

@@ -36,7 +36,12 @@ public final class ComparisonTable {
 
     /** The oracle's result among these, or null. */
     public static StrategyResult oracle(List<StrategyResult> results) {
-        return results.stream().filter(r -> r.strategy().equals(Strategies.ORACLE)).findFirst().orElse(null);
+        return find(results, Strategies.ORACLE);
+    }
+
+    /** The result of {@code strategy}, or null if it did not run. */
+    static StrategyResult find(List<StrategyResult> results, String strategy) {
+        return results.stream().filter(r -> r.strategy().equals(strategy)).findFirst().orElse(null);
     }
 
     static String versus(StrategyResult r, StrategyResult oracle) {

@@ -1,6 +1,7 @@
 package dev.trafficshaper.loadtest.report;
 
 import dev.trafficshaper.loadtest.sim.StrategyResult;
+import dev.trafficshaper.loadtest.strategy.Strategies;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,8 +20,6 @@ import java.util.Map;
  */
 public final class SeedSweepTable {
 
-    static final String SHAPER = "shaper";
-    static final String SDK = "sdk-adaptive";
     static final double SDK_KEPT = 0.99;
     static final double ORACLE_BOUND = 1.10;
 
@@ -33,13 +32,15 @@ public final class SeedSweepTable {
 
     public static String markdown(String quotaModel, List<SeededRun> runs) {
         Map<String, Map<String, Row>> rows = new LinkedHashMap<>();
+        boolean sdkSeen = false;
         for (SeededRun seeded : runs) {
             SweepTable.ScenarioRun run = seeded.run();
             if (!run.quotaModel().equals(quotaModel)) {
                 continue;
             }
             StrategyResult oracle = ComparisonTable.oracle(run.results());
-            StrategyResult sdk = find(run.results(), SDK);
+            StrategyResult sdk = ComparisonTable.find(run.results(), Strategies.SDK_ADAPTIVE);
+            sdkSeen |= sdk != null;
             Map<String, Row> byStrategy = rows.computeIfAbsent(run.scenario(), s -> new LinkedHashMap<>());
             for (StrategyResult r : run.results()) {
                 byStrategy.computeIfAbsent(r.strategy(), s -> new Row()).add(r, oracle, sdk);
@@ -53,11 +54,10 @@ public final class SeedSweepTable {
         int aboveBound = 0;
         int sdkKept = 0;
         int slower = 0;
-        boolean sdkSeen = rows.values().stream().anyMatch(byStrategy -> byStrategy.containsKey(SDK));
         for (Map.Entry<String, Map<String, Row>> scenario : rows.entrySet()) {
             for (Map.Entry<String, Row> strategy : scenario.getValue().entrySet()) {
                 Row row = strategy.getValue();
-                boolean shaper = strategy.getKey().equals(SHAPER);
+                boolean shaper = strategy.getKey().equals(Strategies.SHAPER);
                 out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %,.1f | %.2f | %.1f%% | %s |%n",
                         scenario.getKey(), strategy.getKey(), multiple(row.meanVersus()), multiple(row.maxVersus()),
                         row.meanThrottled(), row.maxCallsPerRequest, 100 * row.minSuccess,
@@ -75,7 +75,7 @@ public final class SeedSweepTable {
                     ORACLE_BOUND, aboveBound, shaperRuns));
             if (sdkSeen) {
                 out.append(String.format(Locale.ROOT, "; slower than %s in %d of the %d runs where it kept >= %.0f%%",
-                        SDK, slower, sdkKept, 100 * SDK_KEPT));
+                        Strategies.SDK_ADAPTIVE, slower, sdkKept, 100 * SDK_KEPT));
             }
             out.append('\n');
         }
@@ -84,10 +84,6 @@ public final class SeedSweepTable {
 
     private static String multiple(double value) {
         return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, "%.3fx", value);
-    }
-
-    private static StrategyResult find(List<StrategyResult> results, String strategy) {
-        return results.stream().filter(r -> r.strategy().equals(strategy)).findFirst().orElse(null);
     }
 
     /** One scenario and strategy over the seeds. */

@@ -13,16 +13,20 @@ public final class Strategies {
 
     /** The clairvoyant strategy every table compares against ({@link Oracle}). */
     public static final String ORACLE = "oracle";
+    /** The production drainer on virtual time ({@link ProductionShaper}). */
+    public static final String SHAPER = "shaper";
+    /** The SDK's adaptive retry mode ({@link SdkAdaptive}). */
+    public static final String SDK_ADAPTIVE = "sdk-adaptive";
 
     private static final Map<String, Function<SimRun, Strategy>> ALL = new LinkedHashMap<>();
 
     static {
         ALL.put("direct-no-retry", DirectNoRetry::new);
         ALL.put("direct-retry-jitter", DirectRetryJitter::new);
-        ALL.put("sdk-adaptive", SdkAdaptive::new);
+        ALL.put(SDK_ADAPTIVE, SdkAdaptive::new);
         ALL.put("client-bucket", ClientBucket::new);
         ALL.put("window-pacer", WindowPacer::new);
-        ALL.put("shaper", ProductionShaper::new);
+        ALL.put(SHAPER, ProductionShaper::new);
         ALL.put(ORACLE, Oracle::new);
     }
 
