@@ -51,6 +51,7 @@ import java.util.Map;
  *       left it room takes the others too); while such a probe is owed headroom does not step, so
  *       the budget's one throttle in 10 minutes is the learner's, not the lift's
  *   minute fit: account(m) + c ≤ (target + lift) × quota ? now : start of m + 1
+ *       (while acting, headroom steps the lift rather than forgiveness: the account binds, not the open calls)
  *   unproven:  the minute fit sends nothing outside a probe minute
  *   trusted: fit = minute fit (the sliding fit neither sends past it nor holds back what it takes),
  *              while headroom's budget has room; without room the strict sliding fit alone

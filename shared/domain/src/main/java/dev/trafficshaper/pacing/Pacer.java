@@ -410,7 +410,8 @@ public final class Pacer {
                 }
                 headroom.backloggedOnBucket(nowMillis);
             } else if (!minute.probeOwed(nowMillis)) {
-                headroom.backlogged(windowBinds, nowMillis);
+                // where the clock minute bounds the window, forgiving open calls frees nothing: the lift steps
+                headroom.backlogged(windowBinds && !minute.acting(nowMillis), nowMillis);
             }
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }

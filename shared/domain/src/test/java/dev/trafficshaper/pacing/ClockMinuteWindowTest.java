@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
 import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.quota.Quota;
@@ -133,6 +134,24 @@ class ClockMinuteWindowTest {
         assertThat(state.clockMinute().used()).containsEntry(QuotaDimension.TOKENS, reserved);
         assertThat(successor.minuteWindow().trusted()).isTrue();
         assertThat(successor.export(now).clockMinute()).isEqualTo(state.clockMinute());
+    }
+
+    @Test
+    void whileTheClockMinuteBoundsTheWindowHeadroomLiftsTheTargetInsteadOfForgivingOpenCalls() {
+        Pacer pacer = pacer(HEADROOM);
+
+        // the backlog still queued at 240 s: the probe minute from 120 s and the trusted one from 180 s
+        List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, new MeteredRun.FixedWindow(QUOTA), 600, RESERVED,
+                ACTUAL, LATENCY, 50_000, 240_000);
+
+        assertThat(pacer.minuteWindow().trusted()).isTrue();
+        PacerState state = pacer.export(240_000);
+        // the sliding window holds the queue back from the bank's throttle on, but the minute's
+        // account decides: forgiving the open calls frees nothing there, the target's lift does
+        assertThat(state.lift()).as("the lift at the ceiling").isCloseTo(1.0 - 0.95, offset(1e-9));
+        assertThat(state.forgiveness()).as("forgiveness stepped only once the lift was there").isLessThan(1.0);
+        assertThat(MeteredRun.accepted(sent, 180_000, 240_000)).as("the trusted minute takes the quota, not the target")
+                .isGreaterThanOrEqualTo(99L);
     }
 
     @Test
