@@ -1,7 +1,6 @@
 package dev.trafficshaper.loadtest.bench;
 
 import dev.trafficshaper.bedrock.BedrockOutcome;
-import dev.trafficshaper.bedrock.ModelInvoker;
 import dev.trafficshaper.lease.InMemoryDrainerLeases;
 import dev.trafficshaper.lifecycle.ConcurrentDispatch;
 import dev.trafficshaper.lifecycle.DrainClock;
@@ -46,6 +45,18 @@ final class DrainBench {
 
     static final String MODEL = "bench";
 
+    /**
+     * Requests kept waiting ahead of the drainer. The backlog is topped up to this many beyond
+     * those dispatched every {@link #TOP_UP_MILLIS}, so a fast machine never empties it and the
+     * figure is the drainer's rate under a standing backlog, never diluted by idle time.
+     */
+    static final long BACKLOG = 10_000;
+    static final long TOP_UP_MILLIS = 50;
+
+    private static final BedrockOutcome ANSWER = new BedrockOutcome.Succeeded(TokenUsage.of(100, 20), "end_turn",
+            "{\"output\":{\"message\":{\"role\":\"assistant\",\"content\":[{\"text\":\"ok\"}]}},"
+                    + "\"stopReason\":\"end_turn\",\"usage\":{\"inputTokens\":100,\"outputTokens\":20}}");
+
     /** What one run measured. */
     record Result(long admitted, double seconds, long dynamoDbCalls, long dispatched) {
         double admissionsPerSecond() {
@@ -86,27 +97,16 @@ final class DrainBench {
         InMemoryModelStatusBoard board = new InMemoryModelStatusBoard();
         InMemoryUsageLedger usage = InMemoryUsageLedger.create(UsageSharding.defaults());
 
-        long backlog = Math.max(10_000, seconds * 3_000L);
         long now = System.currentTimeMillis();
         out.printf("drain-bench: %d s, %s ms per DynamoDB call and per dispatch, Bedrock answers after %d ms, "
-                + "%d shards, %d tenants, %d dispatch threads; queueing %,d requests...%n", seconds,
-                latencyMillis, bedrockMillis, shards, tenants, dispatchThreads, backlog);
+                + "%d shards, %d tenants, %d dispatch threads; queueing %,d requests, topped up as they go...%n",
+                seconds, latencyMillis, bedrockMillis, shards, tenants, dispatchThreads, BACKLOG);
         out.flush();
-        for (long i = 0; i < backlog; i++) {
-            String id = "bench-" + i;
-            long deadline = now + 3_600_000;
-            queue.enqueue(NewRequest.builder().requestId(id).tenant("tenant-" + (i % tenants)).modelKey(MODEL)
-                    .lane(i % 4 == 3 ? Lane.BULK : Lane.INTERACTIVE).deadlineMillis(deadline)
-                    .estimate(TokenUsage.of(100, 100))
-                    .payloadRef(payloads.put(id, PayloadKind.REQUEST, Payload.json("{\"id\":\"" + id + "\"}"),
-                            deadline + NewRequest.DEFAULT_RETENTION_MILLIS))
-                    .taskToken("token-" + id).build(), now);
-        }
+        Backlog backlog = new Backlog(queue, payloads, tenants, now + 3_600_000);
+        backlog.topUp(BACKLOG, 0);
 
-        ModelInvoker bedrock = (config, body, timeout) -> new BedrockOutcome.Succeeded(TokenUsage.of(100, 20),
-                "end_turn", "{\"output\":{\"message\":{\"role\":\"assistant\",\"content\":[{\"text\":\"ok\"}]}},"
-                        + "\"stopReason\":\"end_turn\",\"usage\":{\"inputTokens\":100,\"outputTokens\":20}}");
-        InvocationService processor = InvocationService.create(catalog, requests, queue, payloads, usage, bedrock,
+        InvocationService processor = InvocationService.create(catalog, requests, queue, payloads, usage,
+                (config, body, timeout) -> ANSWER,
                 terminal -> { }, key -> { }, ShaperMetrics.NONE, System::currentTimeMillis);
         ScheduledExecutorService generations = Executors.newScheduledThreadPool(2,
                 DaemonThreads.factory("bench-bedrock"));
@@ -115,7 +115,12 @@ final class DrainBench {
         ConcurrentDispatch dispatch = ConcurrentDispatch.of((key, requestId) -> {
             calls.wait(1); // the asynchronous Lambda invoke
             dispatched.incrementAndGet();
-            generations.schedule(() -> processor.process(requestId), bedrockMillis, TimeUnit.MILLISECONDS);
+            // The Bedrock Processor claims the request as it starts; Bedrock answers bedrockMillis later.
+            generations.execute(() -> {
+                if (processor.begin(requestId) instanceof InvocationService.Call call) {
+                    generations.schedule(() -> processor.complete(call, ANSWER), bedrockMillis, TimeUnit.MILLISECONDS);
+                }
+            });
         }, dispatchThreads, (key, requestId, failure) -> out.println("dispatch of " + requestId + " failed: "
                 + failure));
 
@@ -131,6 +136,8 @@ final class DrainBench {
                 DaemonThreads.factory("bench-progress"));
         long started = System.nanoTime();
         long callsBefore = calls.count();
+        progress.scheduleAtFixedRate(() -> backlog.topUp(BACKLOG, dispatched.get()), TOP_UP_MILLIS, TOP_UP_MILLIS,
+                TimeUnit.MILLISECONDS);
         progress.scheduleAtFixedRate(() -> {
             double elapsed = (System.nanoTime() - started) / 1e9;
             long sent = dispatched.get();
@@ -150,5 +157,34 @@ final class DrainBench {
         out.printf("drainer stopped (%s): admitted %,d, settled %,d, throttled %d%n", report.stoppedBecause(),
                 report.admitted(), report.settled(), report.throttled());
         return new Result(report.admitted(), elapsed, calls.count() - callsBefore, dispatched.get());
+    }
+
+    /** The requests queued so far, numbered in order, added to until a given count waits beyond those sent. */
+    private static final class Backlog {
+        private final InMemoryRequestQueue queue;
+        private final InMemoryPayloadStore payloads;
+        private final int tenants;
+        private final long deadline;
+        private long queued;
+
+        Backlog(InMemoryRequestQueue queue, InMemoryPayloadStore payloads, int tenants, long deadline) {
+            this.queue = queue;
+            this.payloads = payloads;
+            this.tenants = tenants;
+            this.deadline = deadline;
+        }
+
+        synchronized void topUp(long waiting, long sent) {
+            long now = System.currentTimeMillis();
+            for (; queued < sent + waiting; queued++) {
+                String id = "bench-" + queued;
+                queue.enqueue(NewRequest.builder().requestId(id).tenant("tenant-" + (queued % tenants)).modelKey(MODEL)
+                        .lane(queued % 4 == 3 ? Lane.BULK : Lane.INTERACTIVE).deadlineMillis(deadline)
+                        .estimate(TokenUsage.of(100, 100))
+                        .payloadRef(payloads.put(id, PayloadKind.REQUEST, Payload.json("{\"id\":\"" + id + "\"}"),
+                                deadline + NewRequest.DEFAULT_RETENTION_MILLIS))
+                        .taskToken("token-" + id).build(), now);
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@ public final class DrainBenchCommand implements Callable<Integer> {
     double latencyMillis;
 
     @Option(names = "--bedrock-ms", defaultValue = "1000",
-            description = "How long after its dispatch each request ends (default: ${DEFAULT-VALUE}).")
+            description = "How long Bedrock takes to answer each request its processor claimed (default: ${DEFAULT-VALUE}).")
     long bedrockMillis;
 
     @Option(names = "--shards", defaultValue = "16", description = "Queue shards of the model (default: ${DEFAULT-VALUE}).")
