@@ -439,7 +439,7 @@ public final class DrainerCore {
             return true;
         } else if (record.isTerminal()) {
             if (record.actualUsage() != null) {
-                pacer.settle(admission, record.actualUsage(), at);
+                pacer.settle(admission, record.actualUsage(), record.startedAtMillis(), at);
             } else if (record.failureReason() != FailureReason.MODEL_TIMEOUT) {
                 pacer.release(admission, at);
             } // else it may have run: it stays charged at its reservation, as Bedrock's call would

@@ -434,8 +434,17 @@ public final class Pacer {
 
     /** The request ran: book its actual usage against what was reserved and refund the rest. */
     public void settle(Admission admission, TokenUsage actual, long nowMillis) {
+        settle(admission, actual, 0, nowMillis);
+    }
+
+    /**
+     * {@link #settle(Admission, TokenUsage, long)}, knowing when the call started at Bedrock
+     * ({@code startedAtMillis}, 0 if unknown): the bucket model learns how long a call took to
+     * reach the meter.
+     */
+    public void settle(Admission admission, TokenUsage actual, long startedAtMillis, long nowMillis) {
         admission.close();
-        bucket.settled(admission);
+        bucket.settled(admission, startedAtMillis);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         Charge settled = Charge.settlement(quota, actual);
@@ -448,7 +457,7 @@ public final class Pacer {
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */
     public void release(Admission admission, long nowMillis) {
-        bucket.ended(admission);
+        bucket.ended(admission, nowMillis);
         admission.close();
         correct(admission, Charge.NONE, nowMillis);
         minute.corrected(admission, budgets, amounts(Charge.NONE.minus(admission.reservation())), false, nowMillis);

@@ -78,12 +78,33 @@ final class RefundingBucket {
     static final int GIVE_UP_AFTER = 3;
     /** How far past the quota both windows must be for a taken call to prove (estimates err). */
     static final double DECISIVE = ClockMinuteWindow.DECISIVE;
+    /** The longest a call is taken to need to reach the meter when nothing says when it did. */
+    static final long MAX_LAG_MILLIS = 5_000;
 
     private final boolean enabled;
     private final DimensionBudget[] budgets;
     private final long[] quotaPerMinute;
     private final long[] level;
     private final double[] remainder;
+    /** What the model refilled less than the quota since it was last full (credited once proven). */
+    private final double[] heldBack;
+    /**
+     * Whether the model was full by what this pacer saw, so the meter was too: only then is what it
+     * held back since in the meter's level. A successor resumed without the model (after a crash)
+     * cannot tell an idle minute from its predecessor's calls it never saw.
+     */
+    private boolean anchored = true;
+    private boolean resumedBlind;
+    /**
+     * The first call charged while the model was full, until it is known when it reached the meter:
+     * the meter stays full, and gains no refill, until then, while the model refills from the charge.
+     */
+    private Admission fromFull;
+    private long fromFullAt;
+    private boolean[] fullAtCharge;
+    private boolean chargedFromFull;
+    /** The refill the model gained before {@link #fromFull} reached the meter, to take back at the next refund. */
+    private long lagOwedMillis;
     private long updatedAt = Long.MIN_VALUE;
     /** The calls the model paid for, still open: whether headroom's budget had room when each went. */
     private final Map<Admission, Boolean> paid = new IdentityHashMap<>();
@@ -110,6 +131,8 @@ final class RefundingBucket {
         }
         this.level = new long[budgets.length];
         this.remainder = new double[budgets.length];
+        this.heldBack = new double[budgets.length];
+        this.fullAtCharge = new boolean[budgets.length];
         this.minuteHeld = new long[budgets.length];
     }
 
@@ -159,8 +182,17 @@ final class RefundingBucket {
             return;
         }
         refill(share, nowMillis);
+        boolean anyFull = false;
+        boolean[] full = new boolean[amounts.length];
         for (int i = 0; i < amounts.length; i++) {
+            full[i] = level[i] >= capacity(i) && amounts[i] > 0;
+            anyFull |= full[i];
             level[i] -= amounts[i];
+        }
+        if (anyFull && fromFull == null) {
+            chargedFromFull = true;
+            fullAtCharge = full;
+            fromFullAt = nowMillis;
         }
     }
 
@@ -176,7 +208,9 @@ final class RefundingBucket {
         for (int i = 0; i < level.length; i++) {
             level[i] = capacity(i);
             remainder[i] = 0;
+            heldBack[i] = 0;
         }
+        anchored = !resumedBlind;
     }
 
     /**
@@ -197,6 +231,10 @@ final class RefundingBucket {
      * account and, if neither window could take it, watches it: once it settles it proves.
      */
     void watch(Admission admission, long[] amounts, long nowMillis) {
+        if (chargedFromFull) {
+            chargedFromFull = false;
+            fromFull = admission;
+        }
         if (!enabled || withdrawnAt != Long.MIN_VALUE) {
             return;
         }
@@ -226,10 +264,19 @@ final class RefundingBucket {
             return;
         }
         refill(share, nowMillis);
+        if (lagOwedMillis > 0) {
+            for (int i = 0; i < level.length; i++) {
+                if (fullAtCharge[i]) {
+                    level[i] -= (long) Math.ceil(rate(share) * quotaPerMinute[i] * lagOwedMillis / 60_000.0);
+                }
+            }
+            lagOwedMillis = 0;
+        }
         roll(nowMillis);
         boolean sameMinute = inMinute.remove(admission);
         for (int i = 0; i < refunds.length; i++) {
             level[i] = Math.min(capacity(i), level[i] + refunds[i]);
+            heldBack[i] = Math.min(heldBack[i], capacity(i) - level[i]);
             if (sameMinute) {
                 minuteHeld[i] -= refunds[i];
             }
@@ -237,7 +284,10 @@ final class RefundingBucket {
     }
 
     /** The admission ran: if neither window could have taken it, the meter banks what the model counts. */
-    void settled(Admission admission) {
+    void settled(Admission admission, long startedAtMillis) {
+        if (admission == fromFull) {
+            reached(startedAtMillis > 0 ? startedAtMillis - fromFullAt : MAX_LAG_MILLIS);
+        }
         paid.remove(admission);
         if (proving.remove(admission) && withdrawnAt == Long.MIN_VALUE) {
             proven = true;
@@ -253,6 +303,9 @@ final class RefundingBucket {
      */
     boolean throttled(Admission admission, boolean budgetAllows, long nowMillis) {
         proving.remove(admission);
+        if (admission == fromFull) {
+            reached(nowMillis - fromFullAt);
+        }
         Boolean withinBudget = paid.remove(admission);
         if (withinBudget == null) {
             return false;
@@ -279,7 +332,10 @@ final class RefundingBucket {
     }
 
     /** The admission never reached Bedrock: nothing to answer for, nothing shown. */
-    void ended(Admission admission) {
+    void ended(Admission admission, long nowMillis) {
+        if (admission == fromFull) {
+            reached(nowMillis - fromFullAt);
+        }
         paid.remove(admission);
         proving.remove(admission);
     }
@@ -308,12 +364,18 @@ final class RefundingBucket {
      * would have been; a strict pacer, or a state that learnt nothing, starts afresh.
      */
     void restore(PacerState.BucketModelState state, long capturedAtMillis) {
-        if (!enabled || state.level().isEmpty()) {
+        if (!enabled) {
+            return;
+        }
+        anchored = false;
+        resumedBlind = state.level().isEmpty();
+        if (resumedBlind) {
             return;
         }
         for (int i = 0; i < budgets.length; i++) {
             level[i] = Math.min(capacity(i), state.level().getOrDefault(budgets[i].dimension(), 0L));
             remainder[i] = 0;
+            heldBack[i] = 0;
         }
         updatedAt = capturedAtMillis;
         proven = state.proven();
@@ -337,6 +399,17 @@ final class RefundingBucket {
         }
     }
 
+    /** The first call charged from full reached the meter {@code lagMillis} after its charge. */
+    private void reached(long lagMillis) {
+        lagOwedMillis = Math.max(0, Math.min(MAX_LAG_MILLIS, lagMillis));
+        fromFull = null;
+    }
+
+    /** The model's refill as a share of the quota: the target's until the meter is proven a bucket. */
+    private double rate(double share) {
+        return proven ? 1.0 : Math.min(1.0, share);
+    }
+
     private void refill(double share, long nowMillis) {
         if (updatedAt == Long.MIN_VALUE) {
             updatedAt = nowMillis;
@@ -346,19 +419,31 @@ final class RefundingBucket {
             return;
         }
         long elapsed = nowMillis - updatedAt;
-        double rate = Math.min(1.0, share);
+        double rate = rate(share);
         for (int i = 0; i < level.length; i++) {
             long cap = capacity(i);
             if (level[i] >= cap) {
                 remainder[i] = 0;
+                heldBack[i] = 0;
                 continue;
             }
             double owed = rate * quotaPerMinute[i] * elapsed / 60_000.0 + remainder[i];
             long whole = (long) Math.floor(owed);
             remainder[i] = owed - whole;
+            // the meter holds at most the cap: what it held above the model is at most cap − level
+            heldBack[i] = Math.min(cap - Math.min(cap, level[i] + whole),
+                    heldBack[i] + (1.0 - rate) * quotaPerMinute[i] * elapsed / 60_000.0);
+            if (proven && anchored) {
+                // the meter is a bucket refilled at the quota: what the model held back since it
+                // was last full is in the meter's level too
+                whole += (long) Math.floor(heldBack[i]);
+                heldBack[i] = 0;
+            }
             level[i] = Math.min(cap, level[i] + whole);
             if (level[i] == cap) {
                 remainder[i] = 0;
+                heldBack[i] = 0;
+                anchored = true;
             }
         }
         updatedAt = nowMillis;

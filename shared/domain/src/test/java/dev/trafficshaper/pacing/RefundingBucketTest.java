@@ -234,9 +234,9 @@ class RefundingBucketTest {
         }
 
         assertThat(bucket.paying(true, false, 12_000)).as("nothing settled yet").isFalse();
-        bucket.ended(released);
+        bucket.ended(released, 12_000);
         assertThat(bucket.proven()).as("a release shows nothing").isFalse();
-        bucket.settled(proving);
+        bucket.settled(proving, 0);
         assertThat(bucket.proven()).isTrue();
         assertThat(bucket.paying(true, false, 12_000)).as("no room in the budget, but no probe either").isTrue();
     }
@@ -253,7 +253,7 @@ class RefundingBucketTest {
             bucket.watch(last, new long[] {12_000}, at);
         }
 
-        bucket.settled(last);
+        bucket.settled(last, 0);
 
         assertThat(bucket.proven()).isFalse();
     }
@@ -268,7 +268,7 @@ class RefundingBucketTest {
             proving = admission("p" + i);
             bucket.watch(proving, new long[] {12_000}, 1_000L * i);
         }
-        bucket.settled(proving);
+        bucket.settled(proving, 0);
         Admission onProof = admission("q");
         Admission withinBudget = admission("r");
         bucket.paidFor(onProof, false);
@@ -289,7 +289,7 @@ class RefundingBucketTest {
             proving = admission("s" + i);
             bucket.watch(proving, new long[] {12_000}, at);
         }
-        bucket.settled(proving);
+        bucket.settled(proving, 0);
         assertThat(bucket.proven()).isFalse();
     }
 
@@ -344,6 +344,87 @@ class RefundingBucketTest {
         RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
 
         assertThat(bucket.paying(false, true, 0)).isFalse();
+    }
+
+    /** Proves the meter banks: 12 calls of 12,000 in one clock minute (1.2 × the 120k quota), the last settled. */
+    private static void prove(RefundingBucket bucket, DimensionBudget[] budgets, long fromMillis) {
+        Admission last = null;
+        for (int i = 0; i < 12; i++) {
+            long at = fromMillis + 1_000L * i;
+            budgets[0].charge(12_000, 12_000, 1.0, at);
+            last = admission("p" + i);
+            bucket.watch(last, new long[] {12_000}, at);
+        }
+        bucket.settled(last, fromMillis + 11_000);
+        assertThat(bucket.proven()).isTrue();
+    }
+
+    /** The model's level at {@code nowMillis}, read as what it covers at once (refilling at {@code share}). */
+    private static long level(RefundingBucket bucket, double share, long nowMillis) {
+        long low = 0;
+        long high = 120_000;
+        while (low < high) {
+            long mid = (low + high + 1) / 2;
+            if (bucket.fitAt(new long[] {mid}, share, nowMillis) <= nowMillis) {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return low;
+    }
+
+    @Test
+    void onceProvenTheModelRefillsAtTheQuotaAndGetsBackWhatTheTargetHeldBackSinceItWasFull() {
+        DimensionBudget[] budgets = budgets();
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
+        bucket.idleMinute(0.95, 1_000);
+        bucket.charged(new long[] {120_000}, 0.95, 1_000); // full, then empty
+        Admission first = admission("first");
+        bucket.watch(first, new long[] {120_000}, 1_000);
+        bucket.settled(first, 1_000); // it reached the meter at once
+
+        // unproven: 0.95 × 2,000 a second for 30 s, where the meter refilled 60,000
+        assertThat(level(bucket, 0.95, 31_000)).isEqualTo(57_000);
+        prove(bucket, budgets, 31_000);
+        // proven at 42 s: the quota's refill since, and the 3,000 held back before: the meter's 84,000
+        assertThat(level(bucket, 0.95, 43_000)).isEqualTo(84_000);
+    }
+
+    @Test
+    void aSuccessorResumedWithoutTheModelGetsNothingBackForWhatItHeldBack() {
+        DimensionBudget[] budgets = budgets();
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
+        bucket.restore(PacerState.BucketModelState.NONE, 0); // a crash: the predecessor's calls unknown
+        assertThat(level(bucket, 0.95, 1_000)).isZero();
+
+        assertThat(level(bucket, 0.95, 31_000)).isEqualTo(57_000);
+        prove(bucket, budgets, 31_000);
+        // the quota's refill from the proof on, but nothing for before: it never saw the meter full
+        assertThat(level(bucket, 0.95, 43_000)).isEqualTo(81_000);
+    }
+
+    @Test
+    void theRefillGainedBeforeTheFirstCallFromFullReachedTheMeterIsTakenBack() {
+        RefundingBucket late = new RefundingBucket(PacerSettings.defaults(), budgets());
+        late.idleMinute(1.0, 1_000);
+        late.charged(new long[] {60_000}, 1.0, 1_000);
+        Admission first = admission("first");
+        late.watch(first, new long[] {60_000}, 1_000);
+        assertThat(level(late, 1.0, 3_000)).as("refilled from the charge").isEqualTo(64_000);
+
+        late.settled(first, 3_000); // it started 2 s after its charge: the meter stayed full until then
+        late.refunded(first, new long[] {0}, 1.0, 3_000);
+
+        assertThat(level(late, 1.0, 3_000)).isEqualTo(60_000);
+        RefundingBucket atOnce = new RefundingBucket(PacerSettings.defaults(), budgets());
+        atOnce.idleMinute(1.0, 1_000);
+        atOnce.charged(new long[] {60_000}, 1.0, 1_000);
+        Admission sent = admission("sent");
+        atOnce.watch(sent, new long[] {60_000}, 1_000);
+        atOnce.settled(sent, 1_000);
+        atOnce.refunded(sent, new long[] {0}, 1.0, 3_000);
+        assertThat(level(atOnce, 1.0, 3_000)).isEqualTo(64_000);
     }
 
     private static DimensionBudget[] budgets() {
