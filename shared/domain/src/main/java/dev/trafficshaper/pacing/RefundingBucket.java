@@ -92,6 +92,11 @@ final class RefundingBucket {
     static final double DECISIVE = ClockMinuteWindow.DECISIVE;
     /** The longest a call is taken to need to reach the meter when nothing says when it did. */
     static final long MAX_LAG_MILLIS = 5_000;
+    /**
+     * A call from full whose outcome has not come this long after is no longer waited for: longer
+     * than any call (the Bedrock Processor cuts one at 10 minutes) and than a drainer's invocation.
+     */
+    static final long FORGET_FROM_FULL_MILLIS = 15 * 60_000;
 
     private final boolean enabled;
     private final DimensionBudget[] budgets;
@@ -201,6 +206,10 @@ final class RefundingBucket {
             anyFull |= full[i];
             level[i] -= amounts[i];
         }
+        if (anyFull && fromFull != null && nowMillis - fromFullAt >= FORGET_FROM_FULL_MILLIS) {
+            reached(MAX_LAG_MILLIS); // its outcome never came (a call given up as stuck): take the longest
+            takeBack(share);
+        }
         if (anyFull && fromFull == null) {
             chargedFromFull = true;
             fullAtCharge = full;
@@ -276,14 +285,7 @@ final class RefundingBucket {
             return;
         }
         refill(share, nowMillis);
-        if (lagOwedMillis > 0) {
-            for (int i = 0; i < level.length; i++) {
-                if (fullAtCharge[i]) {
-                    level[i] -= (long) Math.ceil(rate(share) * quotaPerMinute[i] * lagOwedMillis / 60_000.0);
-                }
-            }
-            lagOwedMillis = 0;
-        }
+        takeBack(share);
         roll(nowMillis);
         boolean sameMinute = inMinute.remove(admission);
         for (int i = 0; i < refunds.length; i++) {
@@ -408,6 +410,18 @@ final class RefundingBucket {
             minute = current;
             Arrays.fill(minuteHeld, 0);
             inMinute.clear();
+        }
+    }
+
+    /** Takes back the refill the model gained before its first call from full reached the meter. */
+    private void takeBack(double share) {
+        if (lagOwedMillis > 0) {
+            for (int i = 0; i < level.length; i++) {
+                if (fullAtCharge[i]) {
+                    level[i] -= (long) Math.ceil(rate(share) * quotaPerMinute[i] * lagOwedMillis / 60_000.0);
+                }
+            }
+            lagOwedMillis = 0;
         }
     }
 

@@ -427,6 +427,25 @@ class RefundingBucketTest {
         assertThat(level(atOnce, 1.0, 3_000)).isEqualTo(64_000);
     }
 
+    @Test
+    void aCallFromFullWhoseOutcomeNeverCameIsTakenToHaveReachedTheMeterAsLateAsAnyWhenTheNextFullComes() {
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
+        bucket.idleMinute(1.0, 1_000);
+        bucket.charged(new long[] {60_000}, 1.0, 1_000);
+        bucket.watch(admission("lost"), new long[] {60_000}, 1_000); // never settles: given up as stuck
+
+        long later = 1_000 + RefundingBucket.FORGET_FROM_FULL_MILLIS;
+        bucket.idleMinute(1.0, later);
+        bucket.charged(new long[] {60_000}, 1.0, later);
+        Admission next = admission("next");
+        bucket.watch(next, new long[] {60_000}, later);
+        bucket.settled(next, later); // this one reached the meter at once
+        bucket.refunded(next, new long[] {0}, 1.0, later);
+
+        // the lost call's 5 s of refill (10,000) were taken back; the next call's own lag was none
+        assertThat(level(bucket, 1.0, later)).isEqualTo(50_000);
+    }
+
     private static DimensionBudget[] budgets() {
         return new DimensionBudget[] {new DimensionBudget(QuotaDimension.TOKENS, 120_000)};
     }
