@@ -346,19 +346,6 @@ class RefundingBucketTest {
         assertThat(bucket.paying(false, true, 0)).isFalse();
     }
 
-    /** Proves the meter banks: 12 calls of 12,000 in one clock minute (1.2 × the 120k quota), the last settled. */
-    private static void prove(RefundingBucket bucket, DimensionBudget[] budgets, long fromMillis) {
-        Admission last = null;
-        for (int i = 0; i < 12; i++) {
-            long at = fromMillis + 1_000L * i;
-            budgets[0].charge(12_000, 12_000, 1.0, at);
-            last = admission("p" + i);
-            bucket.watch(last, new long[] {12_000}, at);
-        }
-        bucket.settled(last, fromMillis + 11_000);
-        assertThat(bucket.proven()).isTrue();
-    }
-
     /** The model's level at {@code nowMillis}, read as what it covers at once (refilling at {@code share}). */
     private static long level(RefundingBucket bucket, double share, long nowMillis) {
         long low = 0;
@@ -372,36 +359,6 @@ class RefundingBucketTest {
             }
         }
         return low;
-    }
-
-    @Test
-    void onceProvenTheModelRefillsAtTheQuotaAndGetsBackWhatTheTargetHeldBackSinceItWasFull() {
-        DimensionBudget[] budgets = budgets();
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
-        bucket.idleMinute(0.95, 1_000);
-        bucket.charged(new long[] {120_000}, 0.95, 1_000); // full, then empty
-        Admission first = admission("first");
-        bucket.watch(first, new long[] {120_000}, 1_000);
-        bucket.settled(first, 1_000); // it reached the meter at once
-
-        // unproven: 0.95 × 2,000 a second for 30 s, where the meter refilled 60,000
-        assertThat(level(bucket, 0.95, 31_000)).isEqualTo(57_000);
-        prove(bucket, budgets, 31_000);
-        // proven at 42 s: the quota's refill since, and the 3,000 held back before: the meter's 84,000
-        assertThat(level(bucket, 0.95, 43_000)).isEqualTo(84_000);
-    }
-
-    @Test
-    void aSuccessorResumedWithoutTheModelGetsNothingBackForWhatItHeldBack() {
-        DimensionBudget[] budgets = budgets();
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
-        bucket.restore(PacerState.BucketModelState.NONE, 0); // a crash: the predecessor's calls unknown
-        assertThat(level(bucket, 0.95, 1_000)).isZero();
-
-        assertThat(level(bucket, 0.95, 31_000)).isEqualTo(57_000);
-        prove(bucket, budgets, 31_000);
-        // the quota's refill from the proof on, but nothing for before: it never saw the meter full
-        assertThat(level(bucket, 0.95, 43_000)).isEqualTo(81_000);
     }
 
     @Test
