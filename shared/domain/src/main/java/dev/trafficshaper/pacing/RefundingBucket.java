@@ -52,7 +52,10 @@ import java.util.Set;
  *     throttle (the target's), not the budget's; one the budget had room for is booked there
  *   a call charged from a full model reaches a full meter lag later, and the meter refills nothing
  *     until it does; when the start of the first such call is known (its settlement carries it;
- *     5 s when nothing says), ℓ −= rate × quota × lag / 60 s on the dimensions that were full
+ *     5 s when nothing says), ℓ −= rate × quota × lag / 60 s on the dimensions that were full;
+ *     it only ever lowers ℓ, and covers the first call from full, not every call that reaches a
+ *     meter at its cap (docs/roadmap.md has the holes and the sound form: ℓ ≤ quota − the
+ *     reservations still on their way)
  * </pre>
  *
  * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
