@@ -346,8 +346,10 @@ public final class DrainerCore {
 
     /** The request's call runs in the drainer: its end is reported through {@link #callEnded}, not polled. */
     public void dispatchedInline(String requestId, long nowMillis) {
-        if (inFlight.containsKey(requestId)) {
+        Pick pick = inFlight.get(requestId);
+        if (pick != null) {
             calledInline.add(requestId);
+            pacer.started(pick.admission(), pacerTime(nowMillis));
         }
     }
 

@@ -165,6 +165,12 @@ public final class Pacer {
         pacer.inputScale.restore(state.inputScale());
         pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
         pacer.bucket.restore(state.bank().bucketModel(), state.capturedAtMillis());
+        List<Admission> byAdmission = new ArrayList<>(pacer.carried);
+        byAdmission.sort(java.util.Comparator.comparingLong(Admission::admittedAtMillis));
+        for (Admission call : byAdmission) {
+            pacer.bucket.carried(call, pacer.amounts(call.reservation()), call.admittedAtMillis(),
+                    state.capturedAtMillis());
+        }
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
         pacer.minute.restore(state.clockMinute(), pacer.budgets, nowMillis);
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
@@ -439,8 +445,8 @@ public final class Pacer {
 
     /**
      * {@link #settle(Admission, TokenUsage, long)}, knowing when the call started at Bedrock
-     * ({@code startedAtMillis}, 0 if unknown): the bucket model learns how long a call took to
-     * reach the meter.
+     * ({@code startedAtMillis}, 0 if unknown): the bucket model learns how long calls take to reach
+     * the meter.
      */
     public void settle(Admission admission, TokenUsage actual, long startedAtMillis, long nowMillis) {
         admission.close();
@@ -453,6 +459,11 @@ public final class Pacer {
         }
         correct(admission, settled, nowMillis);
         minute.corrected(admission, budgets, amounts(settled.minus(admission.reservation())), true, nowMillis);
+    }
+
+    /** The call of {@code admission} started now, on the drainer's own thread: it has reached Bedrock. */
+    public void started(Admission admission, long nowMillis) {
+        bucket.started(admission, nowMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */

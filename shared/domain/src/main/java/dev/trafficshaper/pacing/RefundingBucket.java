@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import dev.trafficshaper.quota.QuotaDimension;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -50,24 +51,26 @@ import java.util.Set;
  *     model pays for is no probe; a throttle of one sent without the budget's room and answered
  *     without it contradicts the proof for good and is the pacer's to answer as any unexpected
  *     throttle (the target's), not the budget's; one the budget had room for is booked there
- *   a call charged from a full model reaches a full meter lag later, and the meter refills nothing
- *     until it does; when the start of the first such call is known (its settlement carries it;
- *     5 s when nothing says), ℓ −= rate × quota × lag / 60 s on the dimensions that were full;
- *     it only ever lowers ℓ, and covers the first call from full, not every call that reaches a
- *     meter at its cap (docs/roadmap.md has the holes and the sound form: ℓ ≤ quota − the
- *     reservations still on their way)
+ *   on its way: a call reaches the meter up to a span d after its charge, and a meter at its cap
+ *     refills nothing meanwhile, so ℓ ≤ quota − (reservations charged in the last d and not yet
+ *     settled or released), the refill applied piecewise as each leaves the span;
+ *     d = the longest of the last {@value #LAGS} calls' start − admission, + {@value #LAG_MARGIN_MILLIS} ms
+ *     (admissions booked ahead, clocks apart), at most {@value #MAX_LAG_MILLIS} ms, which it is
+ *     until a call's start is known; a call the drainer makes itself is on its way no longer once
+ *     it starts (a settlement or a release shows the same of any call); a successor counts its
+ *     predecessor's open calls admitted within {@value #MAX_LAG_MILLIS} ms of the capture
  * </pre>
  *
  * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
  * is never above the meter's (each refill, refund and charge is applied to the meter no later and
- * to no smaller a cap, once the refill gained while the first call from full was on its way is
- * taken back), so a call the model pays for is not throttled but for input read beyond its
- * estimate. It refills at the target even once proven: refilled at the quota after the proof, and
- * given back what the target held back before it, the simulator's token-bucket runs went from
- * 1.002×–1.014× the oracle to 1.000×–1.005× with no throttle, but a real-time run through the
- * local server ({@code LocalRunIT}) was refused once: there the meter stood about 18k tokens
- * below what the pacer's own charges, refunds and the quota's refill leave, a gap the target's
- * margin had covered and that is not yet explained (docs/roadmap.md). Under a window meter the model's refunds are not given back, and its first paid call
+ * to no smaller a cap, and no fuller than the quota less what may be on its way), so a call the
+ * model pays for is not throttled but for input read beyond its estimate. Why the span: a call
+ * charged from a full model reaches a full meter a dispatch later, and the model, refilling from
+ * the charge, stood above the meter by that dispatch's refill; with every call an asynchronous
+ * invoke and 2 s cold starts ({@code --deployment pessimistic}) that was tens of thousands of
+ * tokens (a review reproduced five such sequences on a 120k quota). A fixed 5 s span was sound but
+ * slowed the calls-in-the-drainer deployment, whose calls start within milliseconds
+ * (token-bucket {@code claude-burndown-overreserved} 1.009× → 1.031× the oracle). Under a window meter the model's refunds are not given back, and its first paid call
  * beyond the window is throttled; with the bank's withdrawal as the gate that costs nothing where a
  * burst already showed the meter does not bank. Measured ({@code simulate --all --strict}, seed 42):
  * {@code long-generations-split-tpm} under the token bucket 2.15× → 1.22× the oracle with no
@@ -90,29 +93,29 @@ final class RefundingBucket {
     static final int GIVE_UP_AFTER = 3;
     /** How far past the quota both windows must be for a taken call to prove (estimates err). */
     static final double DECISIVE = ClockMinuteWindow.DECISIVE;
-    /** The longest a call is taken to need to reach the meter when nothing says when it did. */
+    /** The longest a charged call is taken to need to reach the meter, and the span until one has started. */
     static final long MAX_LAG_MILLIS = 5_000;
-    /**
-     * A call from full whose outcome has not come this long after is no longer waited for: longer
-     * than any call (the Bedrock Processor cuts one at 10 minutes) and than a drainer's invocation.
-     */
-    static final long FORGET_FROM_FULL_MILLIS = 15 * 60_000;
+    /** Added to the longest lag seen: admissions are booked up to a lookahead early, and clocks differ. */
+    static final long LAG_MARGIN_MILLIS = 250;
+    /** How many of the latest calls' lags the span is the longest of. */
+    static final int LAGS = 64;
 
     private final boolean enabled;
     private final DimensionBudget[] budgets;
     private final long[] quotaPerMinute;
     private final long[] level;
     private final double[] remainder;
-    /**
-     * The first call charged while the model was full, until it is known when it reached the meter:
-     * the meter stays full, and gains no refill, until then, while the model refills from the charge.
-     */
-    private Admission fromFull;
-    private long fromFullAt;
-    private boolean[] fullAtCharge;
-    private boolean chargedFromFull;
-    /** The refill the model gained before {@link #fromFull} reached the meter, to take back at the next refund. */
-    private long lagOwedMillis;
+    /** The charges that may still be on their way to the meter, oldest first, and their sum per dimension. */
+    private final ArrayDeque<Transit> transit = new ArrayDeque<>();
+    private final long[] onTheWay;
+    /** Each watched admission's charge while it may be on its way: its settlement or release shows it is not. */
+    private final Map<Admission, Transit> transitOf = new IdentityHashMap<>();
+    private Transit unclaimed;
+    /** The latest calls' lags from admission to start, a ring; -1 where none yet. */
+    private final long[] lags = new long[LAGS];
+    private int nextLag;
+    /** The share the model last refilled at, for a refill between the pacer's own calls. */
+    private double lastShare = 1.0;
     private long updatedAt = Long.MIN_VALUE;
     /** The calls the model paid for, still open: whether headroom's budget had room when each went. */
     private final Map<Admission, Boolean> paid = new IdentityHashMap<>();
@@ -139,7 +142,8 @@ final class RefundingBucket {
         }
         this.level = new long[budgets.length];
         this.remainder = new double[budgets.length];
-        this.fullAtCharge = new boolean[budgets.length];
+        this.onTheWay = new long[budgets.length];
+        Arrays.fill(lags, -1);
         this.minuteHeld = new long[budgets.length];
     }
 
@@ -177,8 +181,7 @@ final class RefundingBucket {
             if (amounts[i] > cap) {
                 return Long.MAX_VALUE;
             }
-            double perMilli = share * quotaPerMinute[i] / 60_000.0;
-            at = Math.max(at, nowMillis + (long) Math.ceil((missing - remainder[i]) / perMilli));
+            at = Math.max(at, fitTime(i, amounts[i], Math.min(1.0, share) * quotaPerMinute[i] / 60_000.0, nowMillis));
         }
         return at;
     }
@@ -189,22 +192,29 @@ final class RefundingBucket {
             return;
         }
         refill(share, nowMillis);
-        boolean anyFull = false;
-        boolean[] full = new boolean[amounts.length];
         for (int i = 0; i < amounts.length; i++) {
-            full[i] = level[i] >= capacity(i) && amounts[i] > 0;
-            anyFull |= full[i];
             level[i] -= amounts[i];
         }
-        if (anyFull && fromFull != null && nowMillis - fromFullAt >= FORGET_FROM_FULL_MILLIS) {
-            reached(MAX_LAG_MILLIS); // its outcome never came (a call given up as stuck): take the longest
-            takeBack(share);
+        unclaimed = onItsWay(amounts, nowMillis);
+    }
+
+    /**
+     * A predecessor's open call admitted at {@code admittedAtMillis}, which may still be on its way
+     * at {@code capturedAtMillis}, when its charge is already in the restored level.
+     */
+    void carried(Admission admission, long[] amounts, long admittedAtMillis, long capturedAtMillis) {
+        if (enabled && admittedAtMillis + MAX_LAG_MILLIS > capturedAtMillis) {
+            transitOf.put(admission, onItsWay(amounts, admittedAtMillis));
         }
-        if (anyFull && fromFull == null) {
-            chargedFromFull = true;
-            fullAtCharge = full;
-            fromFullAt = nowMillis;
+    }
+
+    private Transit onItsWay(long[] amounts, long atMillis) {
+        Transit charge = new Transit(atMillis, amounts.clone());
+        transit.addLast(charge);
+        for (int i = 0; i < amounts.length; i++) {
+            onTheWay[i] += amounts[i];
         }
+        return charge;
     }
 
     /**
@@ -217,7 +227,7 @@ final class RefundingBucket {
         }
         refill(share, nowMillis);
         for (int i = 0; i < level.length; i++) {
-            level[i] = capacity(i);
+            level[i] = ceiling(i);
             remainder[i] = 0;
         }
     }
@@ -230,6 +240,24 @@ final class RefundingBucket {
         paid.put(admission, withinBudget);
     }
 
+    /**
+     * The call of {@code admission} started at {@code startedAtMillis} (the drainer made it itself):
+     * it is on its way no longer, and its lag counts towards the span.
+     */
+    void started(Admission admission, long startedAtMillis) {
+        if (!enabled) {
+            return;
+        }
+        refill(lastShare, startedAtMillis);
+        arrived(transitOf.remove(admission));
+        lagSeen(startedAtMillis - admission.admittedAtMillis());
+    }
+
+    private void lagSeen(long lagMillis) {
+        lags[nextLag] = Math.max(0, lagMillis);
+        nextLag = (nextLag + 1) % LAGS;
+    }
+
     /** Whether the meter took a call that neither a sliding nor a fixed window of the quota would take. */
     boolean proven() {
         return proven;
@@ -240,9 +268,9 @@ final class RefundingBucket {
      * account and, if neither window could take it, watches it: once it settles it proves.
      */
     void watch(Admission admission, long[] amounts, long nowMillis) {
-        if (chargedFromFull) {
-            chargedFromFull = false;
-            fromFull = admission;
+        if (unclaimed != null) {
+            transitOf.put(admission, unclaimed);
+            unclaimed = null;
         }
         if (!enabled || withdrawnAt != Long.MIN_VALUE) {
             return;
@@ -273,11 +301,11 @@ final class RefundingBucket {
             return;
         }
         refill(share, nowMillis);
-        takeBack(share);
+        arrived(transitOf.remove(admission)); // it ran, or never will: on its way no longer
         roll(nowMillis);
         boolean sameMinute = inMinute.remove(admission);
         for (int i = 0; i < refunds.length; i++) {
-            level[i] = Math.min(capacity(i), level[i] + refunds[i]);
+            level[i] = Math.min(ceiling(i), level[i] + refunds[i]);
             if (sameMinute) {
                 minuteHeld[i] -= refunds[i];
             }
@@ -286,8 +314,8 @@ final class RefundingBucket {
 
     /** The admission ran: if neither window could have taken it, the meter banks what the model counts. */
     void settled(Admission admission, long startedAtMillis) {
-        if (admission == fromFull) {
-            reached(startedAtMillis > 0 ? startedAtMillis - fromFullAt : MAX_LAG_MILLIS);
+        if (startedAtMillis > 0) {
+            lagSeen(startedAtMillis - admission.admittedAtMillis());
         }
         paid.remove(admission);
         if (proving.remove(admission) && withdrawnAt == Long.MIN_VALUE) {
@@ -304,9 +332,6 @@ final class RefundingBucket {
      */
     boolean throttled(Admission admission, boolean budgetAllows, long nowMillis) {
         proving.remove(admission);
-        if (admission == fromFull) {
-            reached(nowMillis - fromFullAt);
-        }
         Boolean withinBudget = paid.remove(admission);
         if (withinBudget == null) {
             return false;
@@ -334,9 +359,6 @@ final class RefundingBucket {
 
     /** The admission never reached Bedrock: nothing to answer for, nothing shown. */
     void ended(Admission admission, long nowMillis) {
-        if (admission == fromFull) {
-            reached(nowMillis - fromFullAt);
-        }
         paid.remove(admission);
         proving.remove(admission);
     }
@@ -394,48 +416,89 @@ final class RefundingBucket {
         }
     }
 
-    /** Takes back the refill the model gained before its first call from full reached the meter. */
-    private void takeBack(double share) {
-        if (lagOwedMillis > 0) {
-            for (int i = 0; i < level.length; i++) {
-                if (fullAtCharge[i]) {
-                    level[i] -= (long) Math.ceil(Math.min(1.0, share) * quotaPerMinute[i] * lagOwedMillis / 60_000.0);
-                }
-            }
-            lagOwedMillis = 0;
-        }
-    }
-
-    /** The first call charged from full reached the meter {@code lagMillis} after its charge. */
-    private void reached(long lagMillis) {
-        lagOwedMillis = Math.max(0, Math.min(MAX_LAG_MILLIS, lagMillis));
-        fromFull = null;
-    }
-
     private void refill(double share, long nowMillis) {
+        lastShare = share;
         if (updatedAt == Long.MIN_VALUE) {
             updatedAt = nowMillis;
             return;
         }
+        long span = spanMillis();
+        // piecewise: each charge on its way holds the ceiling down until it has surely arrived
+        while (!transit.isEmpty() && transit.peekFirst().atMillis() + span <= nowMillis) {
+            Transit oldest = transit.peekFirst();
+            refillTo(share, Math.max(updatedAt, oldest.atMillis() + span));
+            arrived(oldest);
+        }
+        refillTo(share, nowMillis);
+    }
+
+    private void refillTo(double share, long nowMillis) {
         if (nowMillis <= updatedAt) {
             return;
         }
         long elapsed = nowMillis - updatedAt;
         double rate = Math.min(1.0, share);
         for (int i = 0; i < level.length; i++) {
-            long cap = capacity(i);
-            if (level[i] >= cap) {
+            long ceiling = ceiling(i);
+            if (level[i] >= ceiling) {
                 remainder[i] = 0;
                 continue;
             }
             double owed = rate * quotaPerMinute[i] * elapsed / 60_000.0 + remainder[i];
             long whole = (long) Math.floor(owed);
             remainder[i] = owed - whole;
-            level[i] = Math.min(cap, level[i] + whole);
-            if (level[i] == cap) {
+            level[i] = Math.min(ceiling, level[i] + whole);
+            if (level[i] == ceiling) {
                 remainder[i] = 0;
             }
         }
         updatedAt = nowMillis;
+    }
+
+    private void arrived(Transit charge) {
+        if (charge != null && transit.remove(charge)) {
+            for (int i = 0; i < onTheWay.length; i++) {
+                onTheWay[i] -= charge.amounts()[i];
+            }
+        }
+    }
+
+    /** How long a charge may take to reach the meter: the longest lag of the latest calls, and a margin. */
+    private long spanMillis() {
+        long longest = -1;
+        for (long lag : lags) {
+            longest = Math.max(longest, lag);
+        }
+        return longest < 0 ? MAX_LAG_MILLIS : Math.min(MAX_LAG_MILLIS, longest + LAG_MARGIN_MILLIS);
+    }
+
+    /** The most the model may hold on a dimension: the quota, less what may still be on its way to the meter. */
+    private long ceiling(int index) {
+        return capacity(index) - onTheWay[index];
+    }
+
+    /**
+     * When the level on dimension {@code index} covers {@code amount}, refilling at {@code perMilli}
+     * under a ceiling that rises as each charge on its way has surely arrived.
+     */
+    private long fitTime(int index, long amount, double perMilli, long nowMillis) {
+        long span = spanMillis();
+        double held = level[index] + remainder[index];
+        long from = nowMillis;
+        long ceiling = ceiling(index);
+        for (Transit charge : transit) {
+            long arrived = charge.atMillis() + span;
+            if (amount <= ceiling && held + Math.max(0, arrived - from) * perMilli >= amount) {
+                break;
+            }
+            held = Math.min(ceiling, held + Math.max(0, arrived - from) * perMilli);
+            from = Math.max(from, arrived);
+            ceiling += charge.amounts()[index];
+        }
+        return from + (long) Math.ceil(Math.max(0.0, amount - held) / perMilli);
+    }
+
+    /** A charge at {@code atMillis} that may not have reached the meter yet. */
+    private record Transit(long atMillis, long[] amounts) {
     }
 }

@@ -9,6 +9,7 @@ import dev.trafficshaper.quota.TokenUsage;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RefundingBucketTest {
@@ -107,10 +108,13 @@ class RefundingBucketTest {
         RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
         bucket.idleMinute(1.0, 0);
         bucket.charged(new long[] {100_000}, 1.0, 0);
+        Admission call = admission("x");
+        bucket.watch(call, new long[] {100_000}, 0);
 
-        assertThat(bucket.fitAt(new long[] {100_000}, 1.0, 0)).as("20k left, 80k to refill at 2k a second")
-                .isEqualTo(40_000);
-        bucket.refunded(admission("x"), new long[] {80_000}, 1.0, 0);
+        assertThat(bucket.fitAt(new long[] {100_000}, 1.0, 0))
+                .as("20k left; the full meter may refill nothing until the call reaches it (5 s), then 80k at 2k a second")
+                .isEqualTo(45_000);
+        bucket.refunded(call, new long[] {80_000}, 1.0, 0); // it settled: it reached the meter
         assertThat(bucket.fitAt(new long[] {80_000}, 1.0, 0)).isEqualTo(0);
     }
 
@@ -306,10 +310,11 @@ class RefundingBucketTest {
         RefundingBucket successor = new RefundingBucket(PacerSettings.defaults(), budgets());
         successor.restore(state, 5_000);
 
-        assertThat(state.level()).containsEntry(QuotaDimension.TOKENS, 30_000L);
+        // the charge may have reached the full meter only at 5 s: nothing refilled before
+        assertThat(state.level()).containsEntry(QuotaDimension.TOKENS, 20_000L);
         assertThat(state.withdrawals()).isEqualTo(1);
         assertThat(successor.fitAt(new long[] {100_000}, 1.0, 5_000)).as("the level goes on refilling")
-                .isEqualTo(40_000);
+                .isEqualTo(45_000);
         assertThat(successor.paying(true, true, 60_999)).as("the withdrawal's wait goes on").isFalse();
         assertThat(successor.paying(true, true, 61_000)).isTrue();
         predecessor.paying(true, true, 61_000);
@@ -346,7 +351,80 @@ class RefundingBucketTest {
         assertThat(bucket.paying(false, true, 0)).isFalse();
     }
 
-    /** The model's level at {@code nowMillis}, read as what it covers at once (refilling at {@code share}). */
+
+    @Test
+    void aChargeThatMayStillBeOnItsWayToAFullMeterHoldsTheModelsRefillBack() {
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
+        bucket.idleMinute(1.0, 1_000);
+        bucket.charged(new long[] {60_000}, 1.0, 1_000);
+
+        // no call has started yet: it may reach the full meter, which refills nothing until then, 5 s on
+        assertThat(level(bucket, 1.0, 3_000)).isEqualTo(60_000);
+        assertThat(bucket.fitAt(new long[] {70_000}, 1.0, 3_000)).as("surely arrived at 6 s, then 10k more")
+                .isEqualTo(11_000);
+        assertThat(level(bucket, 1.0, 6_000)).isEqualTo(60_000);
+        assertThat(level(bucket, 1.0, 7_000)).as("then the quota's 2,000 a second").isEqualTo(62_000);
+    }
+
+    @Test
+    void aRefundWhileAChargeIsOnItsWayFillsTheModelOnlyToTheQuotaLessThatCharge() {
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
+        bucket.idleMinute(1.0, 1_000);
+        bucket.charged(new long[] {30_000}, 1.0, 1_000);
+        Admission early = admission("early");
+        bucket.watch(early, new long[] {30_000}, 1_000);
+        bucket.charged(new long[] {40_000}, 1.0, 10_000); // 50,000 left, this one on its way
+
+        bucket.refunded(early, new long[] {30_000}, 1.0, 11_000); // the meter may be back at its cap
+
+        assertThat(level(bucket, 1.0, 11_000)).isEqualTo(80_000);
+    }
+
+    @Test
+    void aCallTheDrainerStartedItselfIsOnItsWayNoLonger() {
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
+        bucket.idleMinute(1.0, 1_000);
+        bucket.charged(new long[] {60_000}, 1.0, 1_000);
+        Admission inline = admission("inline");
+        bucket.watch(inline, new long[] {60_000}, 1_000);
+
+        bucket.started(inline, 1_000);
+
+        assertThat(level(bucket, 1.0, 3_000)).isEqualTo(64_000);
+    }
+
+    @Test
+    void aSuccessorCountsItsPredecessorsLatestCallsOnTheirWay() {
+        RefundingBucket successor = new RefundingBucket(PacerSettings.defaults(), budgets());
+        successor.restore(new PacerState.BucketModelState(Map.of(QuotaDimension.TOKENS, 60_000L), false, true, 0,
+                PacerState.NEVER, 0), 10_000);
+        Admission open = admission("open");
+        successor.carried(open, new long[] {60_000}, 9_000, 10_000); // admitted 1 s before the capture
+        successor.carried(admission("old"), new long[] {30_000}, 2_000, 10_000); // surely arrived
+
+        assertThat(level(successor, 1.0, 12_000)).as("held at the quota less the call on its way").isEqualTo(60_000);
+        assertThat(level(successor, 1.0, 15_000)).as("arrived by 14 s, then 2,000 a second").isEqualTo(62_000);
+    }
+
+    @Test
+    void theSpanIsTheLongestLagOfTheLatestCallsWithAMargin() {
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
+        bucket.idleMinute(1.0, 1_000);
+        bucket.charged(new long[] {10_000}, 1.0, 1_000);
+        Admission quick = admission("quick"); // admitted at 0 (the helper's), started 100 ms later
+        bucket.watch(quick, new long[] {10_000}, 1_000);
+        bucket.settled(quick, 100);
+        bucket.refunded(quick, new long[] {0}, 1.0, 1_500);
+        bucket.idleMinute(1.0, 70_000);
+
+        bucket.charged(new long[] {60_000}, 1.0, 70_000);
+
+        // 100 ms + 250 ms: the refill is held back until 70.35 s, then 2,000 a second
+        assertThat(level(bucket, 1.0, 70_350)).isEqualTo(60_000);
+        assertThat(level(bucket, 1.0, 71_350)).isEqualTo(62_000);
+    }
+
+    /** The model's level at {@code nowMillis}, read as the most it covers at once (refilling at {@code share}). */
     private static long level(RefundingBucket bucket, double share, long nowMillis) {
         long low = 0;
         long high = 120_000;
@@ -359,48 +437,6 @@ class RefundingBucketTest {
             }
         }
         return low;
-    }
-
-    @Test
-    void theRefillGainedBeforeTheFirstCallFromFullReachedTheMeterIsTakenBack() {
-        RefundingBucket late = new RefundingBucket(PacerSettings.defaults(), budgets());
-        late.idleMinute(1.0, 1_000);
-        late.charged(new long[] {60_000}, 1.0, 1_000);
-        Admission first = admission("first");
-        late.watch(first, new long[] {60_000}, 1_000);
-        assertThat(level(late, 1.0, 3_000)).as("refilled from the charge").isEqualTo(64_000);
-
-        late.settled(first, 3_000); // it started 2 s after its charge: the meter stayed full until then
-        late.refunded(first, new long[] {0}, 1.0, 3_000);
-
-        assertThat(level(late, 1.0, 3_000)).isEqualTo(60_000);
-        RefundingBucket atOnce = new RefundingBucket(PacerSettings.defaults(), budgets());
-        atOnce.idleMinute(1.0, 1_000);
-        atOnce.charged(new long[] {60_000}, 1.0, 1_000);
-        Admission sent = admission("sent");
-        atOnce.watch(sent, new long[] {60_000}, 1_000);
-        atOnce.settled(sent, 1_000);
-        atOnce.refunded(sent, new long[] {0}, 1.0, 3_000);
-        assertThat(level(atOnce, 1.0, 3_000)).isEqualTo(64_000);
-    }
-
-    @Test
-    void aCallFromFullWhoseOutcomeNeverCameIsTakenToHaveReachedTheMeterAsLateAsAnyWhenTheNextFullComes() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        bucket.idleMinute(1.0, 1_000);
-        bucket.charged(new long[] {60_000}, 1.0, 1_000);
-        bucket.watch(admission("lost"), new long[] {60_000}, 1_000); // never settles: given up as stuck
-
-        long later = 1_000 + RefundingBucket.FORGET_FROM_FULL_MILLIS;
-        bucket.idleMinute(1.0, later);
-        bucket.charged(new long[] {60_000}, 1.0, later);
-        Admission next = admission("next");
-        bucket.watch(next, new long[] {60_000}, later);
-        bucket.settled(next, later); // this one reached the meter at once
-        bucket.refunded(next, new long[] {0}, 1.0, later);
-
-        // the lost call's 5 s of refill (10,000) were taken back; the next call's own lag was none
-        assertThat(level(bucket, 1.0, later)).isEqualTo(50_000);
     }
 
     private static DimensionBudget[] budgets() {
