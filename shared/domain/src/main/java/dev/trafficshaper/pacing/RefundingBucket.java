@@ -70,8 +70,10 @@ import java.util.Set;
  * invoke and 2 s cold starts ({@code --deployment pessimistic}) that was tens of thousands of
  * tokens (a review reproduced five such sequences on a 120k quota). A fixed 5 s span was sound but
  * slowed the calls-in-the-drainer deployment, whose calls start within milliseconds
- * (token-bucket {@code claude-burndown-overreserved} 1.009× → 1.031× the oracle). Under a window meter the model's refunds are not given back, and its first paid call
- * beyond the window is throttled; with the bank's withdrawal as the gate that costs nothing where a
+ * (token-bucket {@code claude-burndown-overreserved} 1.009× → 1.031× the oracle).
+ *
+ * <p>Under a window meter the model's refunds are not given back, and its first paid call beyond
+ * the window is throttled; with the bank's withdrawal as the gate that costs nothing where a
  * burst already showed the meter does not bank. Measured ({@code simulate --all --strict}, seed 42):
  * {@code long-generations-split-tpm} under the token bucket 2.15× → 1.22× the oracle with no
  * throttle while the first probe waited for the budget's room (100 calls, 4.4 minutes at the

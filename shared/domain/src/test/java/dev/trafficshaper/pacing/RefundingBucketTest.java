@@ -112,7 +112,8 @@ class RefundingBucketTest {
         bucket.watch(call, new long[] {100_000}, 0);
 
         assertThat(bucket.fitAt(new long[] {100_000}, 1.0, 0))
-                .as("20k left; the full meter may refill nothing until the call reaches it (5 s), then 80k at 2k a second")
+                .as("20k left; the full meter may refill nothing until the call reaches it (5 s), "
+                        + "then 80k at 2k a second")
                 .isEqualTo(45_000);
         bucket.refunded(call, new long[] {80_000}, 1.0, 0); // it settled: it reached the meter
         assertThat(bucket.fitAt(new long[] {80_000}, 1.0, 0)).isEqualTo(0);
