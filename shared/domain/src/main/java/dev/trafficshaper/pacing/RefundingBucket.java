@@ -54,7 +54,8 @@ import java.util.Set;
  *   on its way: a call reaches the meter up to a span d after its charge, and a meter at its cap
  *     refills nothing meanwhile, so ℓ ≤ quota − (reservations charged in the last d and not yet
  *     settled or released), the refill applied piecewise as each leaves the span;
- *     d = the longest of the last {@value #LAGS} calls' start − admission, + {@value #LAG_MARGIN_MILLIS} ms
+ *     d = the longest of the last {@value #LAGS} settled calls' start − admission (calls the drainer
+ *     did not make itself), + {@value #LAG_MARGIN_MILLIS} ms
  *     (admissions booked ahead, clocks apart), at most {@value #MAX_LAG_MILLIS} ms, which it is
  *     until a call's start is known; a call the drainer makes itself is on its way no longer once
  *     it starts (a settlement or a release shows the same of any call); a successor counts its
@@ -116,6 +117,8 @@ final class RefundingBucket {
     /** The latest calls' lags from admission to start, a ring; -1 where none yet. */
     private final long[] lags = new long[LAGS];
     private int nextLag;
+    /** Open calls the drainer made itself: their lags are not the span's. */
+    private final Set<Admission> madeHere = Collections.newSetFromMap(new IdentityHashMap<>());
     /** The share the model last refilled at, for a refill between the pacer's own calls. */
     private double lastShare = 1.0;
     private long updatedAt = Long.MIN_VALUE;
@@ -244,7 +247,7 @@ final class RefundingBucket {
 
     /**
      * The call of {@code admission} started at {@code startedAtMillis} (the drainer made it itself):
-     * it is on its way no longer, and its lag counts towards the span.
+     * it is on its way no longer.
      */
     void started(Admission admission, long startedAtMillis) {
         if (!enabled) {
@@ -252,7 +255,7 @@ final class RefundingBucket {
         }
         refill(lastShare, startedAtMillis);
         arrived(transitOf.remove(admission));
-        lagSeen(startedAtMillis - admission.admittedAtMillis());
+        madeHere.add(admission); // its lag, next to none, says nothing of calls dispatched elsewhere
     }
 
     private void lagSeen(long lagMillis) {
@@ -316,7 +319,7 @@ final class RefundingBucket {
 
     /** The admission ran: if neither window could have taken it, the meter banks what the model counts. */
     void settled(Admission admission, long startedAtMillis) {
-        if (startedAtMillis > 0) {
+        if (!madeHere.remove(admission) && startedAtMillis > 0) {
             lagSeen(startedAtMillis - admission.admittedAtMillis());
         }
         paid.remove(admission);
@@ -361,6 +364,7 @@ final class RefundingBucket {
 
     /** The admission never reached Bedrock: nothing to answer for, nothing shown. */
     void ended(Admission admission, long nowMillis) {
+        madeHere.remove(admission);
         paid.remove(admission);
         proving.remove(admission);
     }
