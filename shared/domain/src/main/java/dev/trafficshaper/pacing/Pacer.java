@@ -166,7 +166,7 @@ public final class Pacer {
         pacer.bank.restore(state.bank(), pacer.budgets, nowMillis);
         pacer.bucket.restore(state.bank().bucketModel(), state.capturedAtMillis());
         List<Admission> byAdmission = new ArrayList<>(pacer.carried);
-        byAdmission.sort(java.util.Comparator.comparingLong(Admission::admittedAtMillis));
+        byAdmission.sort(Comparator.comparingLong(Admission::admittedAtMillis));
         for (Admission call : byAdmission) {
             pacer.bucket.carried(call, pacer.amounts(call.reservation()), call.admittedAtMillis(),
                     state.capturedAtMillis());
@@ -463,7 +463,7 @@ public final class Pacer {
 
     /** The call of {@code admission} started now, on the drainer's own thread: it has reached Bedrock. */
     public void started(Admission admission, long nowMillis) {
-        bucket.started(admission, nowMillis);
+        bucket.started(admission, target(nowMillis), nowMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */

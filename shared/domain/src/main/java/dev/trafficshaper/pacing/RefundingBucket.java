@@ -119,8 +119,6 @@ final class RefundingBucket {
     private int nextLag;
     /** Open calls the drainer made itself: their lags are not the span's. */
     private final Set<Admission> madeHere = Collections.newSetFromMap(new IdentityHashMap<>());
-    /** The share the model last refilled at, for a refill between the pacer's own calls. */
-    private double lastShare = 1.0;
     private long updatedAt = Long.MIN_VALUE;
     /** The calls the model paid for, still open: whether headroom's budget had room when each went. */
     private final Map<Admission, Boolean> paid = new IdentityHashMap<>();
@@ -249,11 +247,11 @@ final class RefundingBucket {
      * The call of {@code admission} started at {@code startedAtMillis} (the drainer made it itself):
      * it is on its way no longer.
      */
-    void started(Admission admission, long startedAtMillis) {
+    void started(Admission admission, double share, long startedAtMillis) {
         if (!enabled) {
             return;
         }
-        refill(lastShare, startedAtMillis);
+        refill(share, startedAtMillis);
         arrived(transitOf.remove(admission));
         madeHere.add(admission); // its lag, next to none, says nothing of calls dispatched elsewhere
     }
@@ -423,7 +421,6 @@ final class RefundingBucket {
     }
 
     private void refill(double share, long nowMillis) {
-        lastShare = share;
         if (updatedAt == Long.MIN_VALUE) {
             updatedAt = nowMillis;
             return;

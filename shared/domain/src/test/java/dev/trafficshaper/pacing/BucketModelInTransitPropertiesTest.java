@@ -2,9 +2,6 @@ package dev.trafficshaper.pacing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.trafficshaper.quota.Charge;
-import dev.trafficshaper.quota.QuotaDimension;
-import dev.trafficshaper.quota.TokenUsage;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -31,6 +28,7 @@ import net.jqwik.api.Property;
  */
 class BucketModelInTransitPropertiesTest {
 
+    /** The quota of {@link RefundingBucketTest#budgets()}. */
     private static final long QUOTA = 120_000;
 
     private record Call(long admittedAt, long amount, long lag, long duration, long used, long seenAfter,
@@ -81,8 +79,7 @@ class BucketModelInTransitPropertiesTest {
         // at a tie the model learns of an end after the meter books it
         events.sort(Comparator.comparingLong(Event::at).thenComparing(Event::kind));
 
-        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
-        RefundingBucket model = new RefundingBucket(PacerSettings.defaults(), budgets);
+        RefundingBucket model = new RefundingBucket(PacerSettings.defaults(), RefundingBucketTest.budgets());
         Admission[] admissions = new Admission[calls.size()];
         boolean[] refused = new boolean[calls.size()];
         double meter = QUOTA;
@@ -119,10 +116,10 @@ class BucketModelInTransitPropertiesTest {
                     }
                     lastCharge = event.at();
                     model.charged(amount, share, event.at());
-                    admissions[event.call()] = admission(event.call(), call.admittedAt());
+                    admissions[event.call()] = RefundingBucketTest.admission("c" + event.call(), call.admittedAt());
                     model.watch(admissions[event.call()], amount, event.at());
                     if (call.inline()) {
-                        model.started(admissions[event.call()], event.at());
+                        model.started(admissions[event.call()], share, event.at());
                     }
                 }
                 case MODEL_SEES -> {
@@ -137,7 +134,7 @@ class BucketModelInTransitPropertiesTest {
                     }
                 }
             }
-            long level = level(model, share, event.at());
+            long level = RefundingBucketTest.level(model, share, event.at());
             assertThat(level).as("at %d ms (%s of call %d, lags up to %d ms): the bucket holds %.0f, %.0f lost at its cap",
                     event.at(), event.kind(), event.call(), lagBound, meter, lost)
                     .isLessThanOrEqualTo((long) Math.floor(meter + lost) + 1);
@@ -153,25 +150,5 @@ class BucketModelInTransitPropertiesTest {
             }
         }
         return false;
-    }
-
-    /** The most the model covers at once, 0 when it covers nothing. */
-    private static long level(RefundingBucket model, double share, long nowMillis) {
-        long low = 0;
-        long high = QUOTA;
-        while (low < high) {
-            long mid = (low + high + 1) / 2;
-            if (model.fitAt(new long[] {mid}, share, nowMillis) <= nowMillis) {
-                low = mid;
-            } else {
-                high = mid - 1;
-            }
-        }
-        return low;
-    }
-
-    private static Admission admission(int index, long admittedAt) {
-        Candidate candidate = new Candidate("c" + index, Lane.BULK, "t", TokenUsage.of(1_000, 0), 0, Long.MAX_VALUE);
-        return new Admission(candidate, Charge.NONE, 0.0, admittedAt, new SlidingWindowLedger.Entry[0], new long[0]);
     }
 }

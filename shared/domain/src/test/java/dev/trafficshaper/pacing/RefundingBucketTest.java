@@ -105,9 +105,7 @@ class RefundingBucketTest {
 
     @Test
     void aSettlementGivesBackWhatTheCallDidNotUse() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        bucket.idleMinute(1.0, 0);
-        bucket.charged(new long[] {100_000}, 1.0, 0);
+        RefundingBucket bucket = chargedFromFull(100_000, 0);
         Admission call = admission("x");
         bucket.watch(call, new long[] {100_000}, 0);
 
@@ -355,9 +353,7 @@ class RefundingBucketTest {
 
     @Test
     void aChargeThatMayStillBeOnItsWayToAFullMeterHoldsTheModelsRefillBack() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        bucket.idleMinute(1.0, 1_000);
-        bucket.charged(new long[] {60_000}, 1.0, 1_000);
+        RefundingBucket bucket = chargedFromFull(60_000, 1_000);
 
         // no call has started yet: it may reach the full meter, which refills nothing until then, 5 s on
         assertThat(level(bucket, 1.0, 3_000)).isEqualTo(60_000);
@@ -369,9 +365,7 @@ class RefundingBucketTest {
 
     @Test
     void aRefundWhileAChargeIsOnItsWayFillsTheModelOnlyToTheQuotaLessThatCharge() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        bucket.idleMinute(1.0, 1_000);
-        bucket.charged(new long[] {30_000}, 1.0, 1_000);
+        RefundingBucket bucket = chargedFromFull(30_000, 1_000);
         Admission early = admission("early");
         bucket.watch(early, new long[] {30_000}, 1_000);
         bucket.charged(new long[] {40_000}, 1.0, 10_000); // 50,000 left, this one on its way
@@ -383,13 +377,11 @@ class RefundingBucketTest {
 
     @Test
     void aCallTheDrainerStartedItselfIsOnItsWayNoLonger() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        bucket.idleMinute(1.0, 1_000);
-        bucket.charged(new long[] {60_000}, 1.0, 1_000);
+        RefundingBucket bucket = chargedFromFull(60_000, 1_000);
         Admission inline = admission("inline");
         bucket.watch(inline, new long[] {60_000}, 1_000);
 
-        bucket.started(inline, 1_000);
+        bucket.started(inline, 1.0, 1_000);
 
         assertThat(level(bucket, 1.0, 3_000)).isEqualTo(64_000);
     }
@@ -409,9 +401,7 @@ class RefundingBucketTest {
 
     @Test
     void theSpanIsTheLongestLagOfTheLatestCallsWithAMargin() {
-        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
-        bucket.idleMinute(1.0, 1_000);
-        bucket.charged(new long[] {10_000}, 1.0, 1_000);
+        RefundingBucket bucket = chargedFromFull(10_000, 1_000);
         Admission quick = admission("quick"); // admitted at 0 (the helper's), started 100 ms later
         bucket.watch(quick, new long[] {10_000}, 1_000);
         bucket.settled(quick, 100);
@@ -426,7 +416,7 @@ class RefundingBucketTest {
     }
 
     /** The model's level at {@code nowMillis}, read as the most it covers at once (refilling at {@code share}). */
-    private static long level(RefundingBucket bucket, double share, long nowMillis) {
+    static long level(RefundingBucket bucket, double share, long nowMillis) {
         long low = 0;
         long high = 120_000;
         while (low < high) {
@@ -440,12 +430,26 @@ class RefundingBucketTest {
         return low;
     }
 
-    private static DimensionBudget[] budgets() {
+    /** A model of the 120k quota, full at {@code atMillis} and charged {@code amount} then. */
+    private static RefundingBucket chargedFromFull(long amount, long atMillis) {
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets());
+        bucket.idleMinute(1.0, atMillis);
+        bucket.charged(new long[] {amount}, 1.0, atMillis);
+        return bucket;
+    }
+
+    /** One dimension of 120k tokens a minute. */
+    static DimensionBudget[] budgets() {
         return new DimensionBudget[] {new DimensionBudget(QuotaDimension.TOKENS, 120_000)};
     }
 
     private static Admission admission(String id) {
+        return admission(id, 0);
+    }
+
+    static Admission admission(String id, long admittedAtMillis) {
         Candidate candidate = new Candidate(id, Lane.BULK, "t", TokenUsage.of(1_000, 0), 0, Long.MAX_VALUE);
-        return new Admission(candidate, Charge.NONE, 0.0, 0, new SlidingWindowLedger.Entry[0], new long[0]);
+        return new Admission(candidate, Charge.NONE, 0.0, admittedAtMillis, new SlidingWindowLedger.Entry[0],
+                new long[0]);
     }
 }
