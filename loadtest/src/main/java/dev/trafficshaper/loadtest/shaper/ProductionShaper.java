@@ -255,22 +255,28 @@ public final class ProductionShaper implements Strategy {
                 staleRequeues++;
             }
             owner.ended();
-            onEnd.ended(requestId, none.record());
+            onEnd.ended(requestId, none.record(), InvocationService.Ended.NOT_CALLED);
             return;
         }
         InvocationService.Call call = (InvocationService.Call) start;
         Tracked tracked = byId.get(requestId);
-        run.send(tracked.request, outcome -> run.loop().after(deployment.settlementDelayMillis(), () -> {
-            if (!owner.alive()) {
-                return; // died with its drainer: the request stays INVOKING for the sweeper
-            }
-            InvocationService.Ended ended = invocations.completeToEnd(call, outcome(tracked.request, outcome));
-            if (ended.result() == InvocationService.Result.REQUEUED) {
-                run.metrics().requeued();
-            }
-            owner.ended();
-            onEnd.ended(requestId, ended.record());
-        }));
+        long sentAt = run.now();
+        run.send(tracked.request, outcome -> run.loop().after(deployment.settlementDelayMillis(),
+                () -> endInline(requestId, call, tracked, outcome, run.now() - sentAt, owner, onEnd)));
+    }
+
+    private void endInline(String requestId, InvocationService.Call call, Tracked tracked, CallOutcome outcome,
+            long serviceMillis, SimulatedInlineCalls.Invocation owner, InlineCalls.CallEnded onEnd) {
+        if (!owner.alive()) {
+            return; // died with its drainer: the request stays INVOKING for the sweeper
+        }
+        InvocationService.Ended ended = invocations.completeToEnd(call, outcome(tracked.request, outcome,
+                serviceMillis));
+        if (ended.result() == InvocationService.Result.REQUEUED) {
+            run.metrics().requeued();
+        }
+        owner.ended();
+        onEnd.ended(requestId, ended.record(), ended.reachedByMillis());
     }
 
     /** {@code InvocationDispatch}: an asynchronous invocation of the Bedrock Processor. */
@@ -291,8 +297,10 @@ public final class ProductionShaper implements Strategy {
         }
         InvocationService.Call call = (InvocationService.Call) start;
         Tracked tracked = byId.get(requestId);
+        long sentAt = run.now();
         run.send(tracked.request, outcome -> run.loop().after(deployment.settlementDelayMillis(), () -> {
-            InvocationService.Result result = invocations.complete(call, outcome(tracked.request, outcome));
+            InvocationService.Result result = invocations.complete(call, outcome(tracked.request, outcome,
+                    run.now() - sentAt));
             if (result == InvocationService.Result.REQUEUED) {
                 run.metrics().requeued();
             }
@@ -347,13 +355,21 @@ public final class ProductionShaper implements Strategy {
                 + "\"inferenceConfig\":{\"maxTokens\":" + maxTokens + "}}");
     }
 
-    private static BedrockOutcome outcome(SimRequest request, CallOutcome outcome) {
+    /**
+     * The simulated call's outcome as the processor's invoker reports it, with Bedrock's own
+     * latency. The simulated processor completes {@code settlementDelayMillis} after the answer,
+     * where a real one reads its clock as the answer comes: the latency is counted from the call's
+     * start to the completion, so that the completion's clock less it is when the call reached
+     * Bedrock, as a real processor computes it.
+     */
+    private static BedrockOutcome outcome(SimRequest request, CallOutcome outcome, long serviceMillis) {
         return switch (outcome) {
             case SUCCEEDED -> {
                 TokenUsage used = request.actualUsage();
                 yield new BedrockOutcome.Succeeded(used, "end_turn", "{\"output\":{\"message\":{\"role\":\"assistant\","
                         + "\"content\":[{\"text\":\"answer\"}]}},\"stopReason\":\"end_turn\",\"usage\":{\"inputTokens\":"
-                        + used.inputTokens() + ",\"outputTokens\":" + used.outputTokens() + "}}");
+                        + used.inputTokens() + ",\"outputTokens\":" + used.outputTokens() + "},"
+                        + "\"metrics\":{\"latencyMs\":" + serviceMillis + "}}", serviceMillis);
             }
             case THROTTLED -> new BedrockOutcome.Throttled("Too many tokens, please wait before trying again.");
             case SERVER_ERROR -> new BedrockOutcome.Transient(TransientKind.INTERNAL_SERVER, 500,

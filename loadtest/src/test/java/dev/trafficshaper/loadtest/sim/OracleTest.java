@@ -18,13 +18,20 @@ import org.junit.jupiter.api.Test;
 
 class OracleTest {
 
+    /** How much sooner than the oracle a strategy may drain by sending in another order. */
+    private static final double ORDER_SLACK = 0.001;
+
     private static Scenario strict(String name, QuotaModel model) {
         return BuiltInScenarios.find(name).orElseThrow().withQuotaModel(model).withLeniency(Leniency.STRICT);
     }
 
     /**
      * Every built-in scenario under every meter with strict leniency: the oracle is never throttled,
-     * serves every request, and no strategy that also served every request drained sooner.
+     * serves every request, and no strategy that also served every request drained sooner by more
+     * than {@value #ORDER_SLACK} of its time. The oracle is the fastest in-order sender, not an
+     * optimal scheduler: sending each call the moment it fits can leave a later one waiting longer,
+     * and which generation ends last depends on the order (token-bucket {@code extreme-spike}, seed
+     * 42: the shaper 249.8 s, the oracle 249.9 s).
      */
     @ParameterizedTest
     @EnumSource(QuotaModel.class)
@@ -40,7 +47,7 @@ class OracleTest {
             for (StrategyResult other : results) {
                 if (other.succeeded() == other.requests()) {
                     assertThat(oracle.drainSeconds()).as("%s: oracle vs %s", run, other.strategy())
-                            .isLessThanOrEqualTo(other.drainSeconds());
+                            .isLessThanOrEqualTo(other.drainSeconds() * (1 + ORDER_SLACK));
                 }
             }
         }

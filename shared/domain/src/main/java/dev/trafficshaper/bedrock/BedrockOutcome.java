@@ -22,13 +22,27 @@ public sealed interface BedrockOutcome {
      *                     {@code finish_reason}, a Responses {@code status}...), empty if none
      * @param responseJson the response body exactly as the backend sent it (Converse, the native
      *                     InvokeModel response, Chat Completions, Responses or Anthropic Messages)
+     * @param serviceMillis how long the backend says it worked on the call (Converse's
+     *                     {@code metrics.latencyMs}, InvokeModel's {@code X-Amzn-Bedrock-Invocation-Latency}),
+     *                     {@link #UNKNOWN_SERVICE} when it does not say: the call reached it no later
+     *                     than that long before its answer came
      */
-    record Succeeded(TokenUsage usage, String stopReason, String responseJson) implements BedrockOutcome {
+    record Succeeded(TokenUsage usage, String stopReason, String responseJson, long serviceMillis)
+            implements BedrockOutcome {
+
+        public static final long UNKNOWN_SERVICE = -1;
 
         public Succeeded {
             if (usage == null || stopReason == null || responseJson == null) {
                 throw new IllegalArgumentException("usage, stopReason and responseJson are required");
             }
+            if (serviceMillis < UNKNOWN_SERVICE) {
+                throw new IllegalArgumentException("serviceMillis must not be negative");
+            }
+        }
+
+        public Succeeded(TokenUsage usage, String stopReason, String responseJson) {
+            this(usage, stopReason, responseJson, UNKNOWN_SERVICE);
         }
     }
 

@@ -220,7 +220,7 @@ public final class DrainService {
             while (true) {
                 long now = clock.nowMillis();
                 for (EndedCall call = ended.poll(); call != null; call = ended.poll()) {
-                    core.callEnded(call.requestId(), call.record(), now);
+                    core.callEnded(call.requestId(), call.record(), call.reachedByMillis(), now);
                 }
                 if (sweeper != null && now >= nextSweep && !core.isLeaseLost()) {
                     sweeper.sweep(model, now);
@@ -294,7 +294,7 @@ public final class DrainService {
             }
             OptionalLong deadline = core.deadlineOf(requestId);
             return deadline.isPresent() && window.fits(deadline.getAsLong(), now)
-                    && inline.tryStart(model.key(), requestId, (id, record) -> ended.add(new EndedCall(id, record)));
+                    && inline.tryStart(model.key(), requestId, (id, record, reachedBy) -> ended.add(new EndedCall(id, record, reachedBy)));
         }
 
         private void admit(Lease held, DrainStep.Admit admit, long now) {
@@ -321,7 +321,7 @@ public final class DrainService {
         }
     }
 
-    private record EndedCall(String requestId, RequestRecord record) {
+    private record EndedCall(String requestId, RequestRecord record, long reachedByMillis) {
     }
 
     public static final class Builder {

@@ -364,11 +364,14 @@ public final class DrainerCore {
      * would book it. Without a record, or with one still running elsewhere, the request is polled
      * from now on.
      */
-    public void callEnded(String requestId, RequestRecord record, long nowMillis) {
+    public void callEnded(String requestId, RequestRecord record, long reachedByMillis, long nowMillis) {
         Pick pick = inFlight.get(requestId);
         calledInline.remove(requestId);
         if (pick == null || record == null) {
             return;
+        }
+        if (reachedByMillis != InvocationService.Ended.NOT_CALLED) {
+            pacer.reached(pick.admission(), reachedByMillis);
         }
         if (book(requestId, pick.admission(), record, pacerTime(nowMillis), nowMillis)) {
             inFlight.remove(requestId);
@@ -441,7 +444,7 @@ public final class DrainerCore {
             return true;
         } else if (record.isTerminal()) {
             if (record.actualUsage() != null) {
-                pacer.settle(admission, record.actualUsage(), record.startedAtMillis(), at);
+                pacer.settle(admission, record.actualUsage(), record.startedAtMillis(), record.finishedAtMillis(), at);
             } else if (record.failureReason() != FailureReason.MODEL_TIMEOUT) {
                 pacer.release(admission, at);
             } // else it may have run: it stays charged at its reservation, as Bedrock's call would

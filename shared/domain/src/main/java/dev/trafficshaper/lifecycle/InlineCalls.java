@@ -20,8 +20,11 @@ public interface InlineCalls {
          *               the call does not know (another delivery holds the claim, the call failed
          *               before it ended): the drainer then reads the request as it reads an
          *               asynchronous dispatch
+         * @param reachedByMillis the latest the call can have reached Bedrock
+         *               ({@link InvocationService.Ended#reachedByMillis}), or
+         *               {@link InvocationService.Ended#NOT_CALLED}
          */
-        void ended(String requestId, RequestRecord record);
+        void ended(String requestId, RequestRecord record, long reachedByMillis);
     }
 
     /**

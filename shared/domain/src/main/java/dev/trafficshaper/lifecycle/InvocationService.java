@@ -170,10 +170,19 @@ public final class InvocationService {
      * What one delivery did and the request as this delivery left it: terminal, back in the queue,
      * or null when this delivery does not know (another one holds the claim, the id is unknown). A
      * drainer that runs the call itself books it from this, without reading the request again.
+     * {@code reachedByMillis}: the latest the call can have reached Bedrock (its answer's arrival
+     * less the time Bedrock says it worked on it), {@link #NOT_CALLED} when Bedrock was not called.
      */
-    public record Ended(Result result, RequestRecord record) {
+    public record Ended(Result result, RequestRecord record, long reachedByMillis) {
+
+        public static final long NOT_CALLED = 0;
+
         public Ended {
             Objects.requireNonNull(result, "result");
+        }
+
+        public Ended(Result result, RequestRecord record) {
+            this(result, record, NOT_CALLED);
         }
     }
 
@@ -249,6 +258,12 @@ public final class InvocationService {
     /** {@link #complete}, with the request as it was left. */
     public Ended completeToEnd(Call call, BedrockOutcome outcome) {
         long done = clock.getAsLong();
+        Ended ended = completeToEnd(call, outcome, done);
+        long service = outcome instanceof BedrockOutcome.Succeeded success ? Math.max(0, success.serviceMillis()) : 0;
+        return new Ended(ended.result(), ended.record(), done - service);
+    }
+
+    private Ended completeToEnd(Call call, BedrockOutcome outcome, long done) {
         ModelConfig model = call.model();
         RequestRecord invoking = call.invoking();
         if (outcome instanceof BedrockOutcome.Succeeded success) {

@@ -52,13 +52,16 @@ public final class ThreadedInlineCalls implements InlineCalls, AutoCloseable {
         try {
             pool.execute(() -> {
                 RequestRecord left = null;
+                long reachedBy = InvocationService.Ended.NOT_CALLED;
                 try {
-                    left = invocations.processToEnd(requestId).record();
+                    InvocationService.Ended ended = invocations.processToEnd(requestId);
+                    left = ended.record();
+                    reachedBy = ended.reachedByMillis();
                 } catch (RuntimeException e) {
                     // reported without a record: the drainer reads the request's status instead
                 } finally {
                     try {
-                        onEnd.ended(requestId, left);
+                        onEnd.ended(requestId, left, reachedBy);
                     } finally {
                         ended(modelKey);
                     }

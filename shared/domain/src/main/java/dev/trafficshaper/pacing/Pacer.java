@@ -446,11 +446,21 @@ public final class Pacer {
     /**
      * {@link #settle(Admission, TokenUsage, long)}, knowing when the call started at Bedrock
      * ({@code startedAtMillis}, 0 if unknown): the bucket model learns how long calls take to reach
-     * the meter.
+     * the meter. The call is taken to have ended now.
      */
     public void settle(Admission admission, TokenUsage actual, long startedAtMillis, long nowMillis) {
+        settle(admission, actual, startedAtMillis, nowMillis, nowMillis);
+    }
+
+    /**
+     * {@link #settle(Admission, TokenUsage, long, long)}, knowing also when the call ended by its
+     * processor's clock ({@code finishedAtMillis}, 0 if unknown): the bucket model books the refund
+     * as of then, into a meter that may have reached its cap since.
+     */
+    public void settle(Admission admission, TokenUsage actual, long startedAtMillis, long finishedAtMillis,
+            long nowMillis) {
         admission.close();
-        bucket.settled(admission, startedAtMillis);
+        bucket.settled(admission, startedAtMillis, finishedAtMillis);
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         Charge settled = Charge.settlement(quota, actual);
@@ -461,9 +471,20 @@ public final class Pacer {
         minute.corrected(admission, budgets, amounts(settled.minus(admission.reservation())), true, nowMillis);
     }
 
-    /** The call of {@code admission} started now, on the drainer's own thread: it has reached Bedrock. */
+    /**
+     * The call of {@code admission} started now, on the drainer's own thread: it is on its way to
+     * Bedrock, and {@link #reached} will say by when it got there.
+     */
     public void started(Admission admission, long nowMillis) {
         bucket.started(admission, target(nowMillis), nowMillis);
+    }
+
+    /**
+     * The call the drainer made itself for {@code admission} reached Bedrock no later than
+     * {@code reachedByMillis} (its answer's arrival less the time Bedrock says it worked on it).
+     */
+    public void reached(Admission admission, long reachedByMillis) {
+        bucket.reached(admission, reachedByMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */

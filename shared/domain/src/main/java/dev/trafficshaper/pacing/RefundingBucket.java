@@ -98,6 +98,8 @@ final class RefundingBucket {
     static final double DECISIVE = ClockMinuteWindow.DECISIVE;
     /** The longest a charged call is taken to need to reach the meter, and the span until one has started. */
     static final long MAX_LAG_MILLIS = 5_000;
+    /** How far back the model remembers how close it stood to its ceiling. */
+    static final long HISTORY_MILLIS = 180_000;
     /** Added to the longest lag seen: admissions are booked up to a lookahead early, and clocks differ. */
     static final long LAG_MARGIN_MILLIS = 250;
     /** How many of the latest calls' lags the span is the longest of. */
@@ -120,6 +122,32 @@ final class RefundingBucket {
     /** Open calls the drainer made itself: their lags are not the span's. */
     private final Set<Admission> madeHere = Collections.newSetFromMap(new IdentityHashMap<>());
     private long updatedAt = Long.MIN_VALUE;
+    /** What the model refilled less than the quota since it was last full (given back once proven). */
+    private final double[] heldBack;
+    /**
+     * Whether the model was full by what this pacer saw, so the meter was too: only then is what it
+     * held back since in the meter's level. A successor resumed without the model (after a crash)
+     * cannot tell an idle minute from its predecessor's calls it never saw.
+     */
+    private boolean anchored = true;
+    private boolean resumedBlind;
+    /**
+     * Calls the drainer made itself, off the span since their start, until their answer says when
+     * they reached the meter: with each, how far the model stood above a meter at its cap that had
+     * not yet charged them (to take back what it so counted, once the answer gives the lag).
+     */
+    private final Map<Admission, Unanswered> unanswered = new IdentityHashMap<>();
+    private long peaksAt = Long.MIN_VALUE;
+    /**
+     * How far the model stood above its ceiling (level and what it held back, less the ceiling:
+     * at most 0) over the last {@value #HISTORY_MILLIS} ms, oldest first: a refund the meter booked
+     * earlier than the model sees it went into a meter that may have reached its cap since.
+     */
+    private final ArrayDeque<Sample> history = new ArrayDeque<>();
+    /** Up to when the history was forgotten; before its first sample the model did not run. */
+    private long forgottenUntil = Long.MIN_VALUE;
+    /** When each settled call's refund went into the meter, at the earliest: until its refund is booked. */
+    private final Map<Admission, Long> refundedFrom = new IdentityHashMap<>();
     /** The calls the model paid for, still open: whether headroom's budget had room when each went. */
     private final Map<Admission, Boolean> paid = new IdentityHashMap<>();
     /** The current clock minute and the least a fixed window of it holds of the pacer's calls. */
@@ -146,6 +174,7 @@ final class RefundingBucket {
         this.level = new long[budgets.length];
         this.remainder = new double[budgets.length];
         this.onTheWay = new long[budgets.length];
+        this.heldBack = new double[budgets.length];
         Arrays.fill(lags, -1);
         this.minuteHeld = new long[budgets.length];
     }
@@ -232,7 +261,10 @@ final class RefundingBucket {
         for (int i = 0; i < level.length; i++) {
             level[i] = ceiling(i);
             remainder[i] = 0;
+            heldBack[i] = 0;
         }
+        anchored = !resumedBlind;
+        notePeaks(nowMillis);
     }
 
     /**
@@ -252,7 +284,13 @@ final class RefundingBucket {
             return;
         }
         refill(share, startedAtMillis);
-        arrived(transitOf.remove(admission));
+        Transit charge = transitOf.remove(admission);
+        arrived(charge, startedAtMillis);
+        if (charge != null) {
+            // the span no longer bounds when it reaches the meter: its answer will
+            unanswered.put(admission, new Unanswered(charge.atMillis, charge.amounts));
+            notePeaks(startedAtMillis);
+        }
         madeHere.add(admission); // its lag, next to none, says nothing of calls dispatched elsewhere
     }
 
@@ -304,19 +342,76 @@ final class RefundingBucket {
             return;
         }
         refill(share, nowMillis);
-        arrived(transitOf.remove(admission)); // it ran, or never will: on its way no longer
+        Transit charge = transitOf.remove(admission);
+        arrived(charge, nowMillis); // it ran, or never will: on its way no longer
+        Unanswered call = unanswered.remove(admission);
+        if (call != null) {
+            takeBack(call, nowMillis); // its answer did not say when it arrived: it may have been now
+        }
         roll(nowMillis);
         boolean sameMinute = inMinute.remove(admission);
+        // a settled call's refund went into the meter when it ended; what a call the meter never
+        // charged gives back (a release, a refusal) had room in it from its admission, its own
+        // charge's too while that was on its way
+        Long settledFrom = refundedFrom.remove(admission);
+        long since = settledFrom != null ? settledFrom : admission.admittedAtMillis();
+        long ownUntil = settledFrom != null || charge == null ? Long.MIN_VALUE : charge.leftAtMillis;
         for (int i = 0; i < refunds.length; i++) {
-            level[i] = Math.min(ceiling(i), level[i] + refunds[i]);
+            long credit = refunds[i] <= 0 ? refunds[i]
+                    : Math.min(refunds[i], roomSince(i, since, ownUntil, charge == null ? 0 : charge.amounts[i]));
+            long before = level[i];
+            level[i] = Math.min(ceiling(i), level[i] + credit);
+            heldBack[i] = Math.min(heldBack[i], ceiling(i) - level[i]);
+            if (level[i] > before) {
+                raiseSince(i, since, level[i] - before);
+            }
             if (sameMinute) {
                 minuteHeld[i] -= refunds[i];
             }
         }
+        notePeaks(nowMillis);
     }
 
-    /** The admission ran: if neither window could have taken it, the meter banks what the model counts. */
-    void settled(Admission admission, long startedAtMillis) {
+    /**
+     * The least room below its ceiling the model had on dimension {@code index} since
+     * {@code sinceMillis} (none, if it remembers not that far), counting until {@code ownUntil}
+     * the call's own charge {@code own}, which held the ceiling down while on its way: a refund the
+     * meter booked then is worth no more to a meter that has since sat at its cap.
+     */
+    private long roomSince(int index, long sinceMillis, long ownUntil, long own) {
+        if (sinceMillis < forgottenUntil) {
+            return 0;
+        }
+        double least = ceiling(index) - level[index] - Math.max(0.0, heldBack[index]);
+        for (Sample sample : history) {
+            if (sample.atMillis >= sinceMillis) {
+                least = Math.min(least, -sample.above[index] + (sample.atMillis <= ownUntil ? own : 0));
+            }
+        }
+        return (long) Math.floor(Math.max(0.0, least));
+    }
+
+    /** The model stands {@code credit} higher since {@code sinceMillis} than it remembered. */
+    private void raiseSince(int index, long sinceMillis, long credit) {
+        for (Sample sample : history) {
+            if (sample.atMillis >= sinceMillis) {
+                sample.above[index] += credit;
+            }
+        }
+    }
+
+    /**
+     * The admission ran, and ended at {@code finishedAtMillis} by its processor's clock (0 if
+     * unknown): the meter booked its refund no earlier than {@value #MAX_LAG_MILLIS} ms before
+     * that, nor before it reached it (any time since, if unknown). If neither window could have taken it, the meter banks what
+     * the model counts.
+     */
+    void settled(Admission admission, long startedAtMillis, long finishedAtMillis) {
+        if (enabled) {
+            long arrived = madeHere.contains(admission) ? admission.admittedAtMillis()
+                    : admission.admittedAtMillis() + spanMillis();
+            refundedFrom.put(admission, Math.max(arrived, finishedAtMillis - LAG_MARGIN_MILLIS));
+        }
         if (!madeHere.remove(admission) && startedAtMillis > 0) {
             lagSeen(startedAtMillis - admission.admittedAtMillis());
         }
@@ -335,6 +430,10 @@ final class RefundingBucket {
      */
     boolean throttled(Admission admission, boolean budgetAllows, long nowMillis) {
         proving.remove(admission);
+        Unanswered call = unanswered.remove(admission);
+        if (call != null) {
+            takeBack(call, nowMillis); // its refusal says it reached the meter by now
+        }
         Boolean withinBudget = paid.remove(admission);
         if (withinBudget == null) {
             return false;
@@ -360,8 +459,74 @@ final class RefundingBucket {
         return paid.containsKey(admission);
     }
 
+    /**
+     * The call of {@code admission}, made by the drainer itself, reached the meter no later than
+     * {@code reachedByMillis}: the model takes back what it refilled before then if the meter sat
+     * at its cap.
+     */
+    void reached(Admission admission, long reachedByMillis) {
+        Unanswered call = unanswered.remove(admission);
+        if (call != null) {
+            takeBack(call, reachedByMillis);
+        }
+    }
+
+    /**
+     * The call reached the meter at {@code reachedMillis} at the latest, a lag after its charge: a
+     * meter at its cap meanwhile refilled nothing, while the model counted the quota's whole refill
+     * as the meter's (in its level and in what it held back). It gives back how far it stood above
+     * such a meter before the call arrived, and no more than the quota's refill over the lag; what
+     * was held back first.
+     */
+    private void takeBack(Unanswered call, long reachedMillis) {
+        long lag = Math.max(0, Math.min(MAX_LAG_MILLIS, reachedMillis - call.atMillis));
+        for (int i = 0; i < level.length; i++) {
+            double owed = Math.min(call.peak[i], quotaPerMinute[i] * lag / 60_000.0);
+            if (owed > 0) {
+                double fromHeld = Math.min(Math.max(0.0, heldBack[i]), owed);
+                heldBack[i] -= fromHeld;
+                level[i] -= (long) Math.ceil(owed - fromHeld);
+                for (Unanswered other : unanswered.values()) {
+                    other.peak[i] -= owed; // the model stands that much lower for them too
+                }
+            }
+        }
+    }
+
+    /**
+     * Books, for each unanswered call that may still be on its way, how far the model stands above
+     * a meter at its cap that has charged none of them: the level and what it held back, less the
+     * ceiling less their charges.
+     */
+    private void notePeaks(long nowMillis) {
+        remember(nowMillis);
+        if (unanswered.isEmpty()) {
+            peaksAt = nowMillis;
+            return;
+        }
+        long[] pending = new long[level.length];
+        for (Unanswered call : unanswered.values()) {
+            if (call.atMillis + MAX_LAG_MILLIS > peaksAt) {
+                for (int i = 0; i < pending.length; i++) {
+                    pending[i] += call.amounts[i];
+                }
+            }
+        }
+        for (Unanswered call : unanswered.values()) {
+            // a call whose longest lag ended since the last look is given this look too
+            if (call.atMillis + MAX_LAG_MILLIS > peaksAt) {
+                for (int i = 0; i < level.length; i++) {
+                    double above = level[i] + Math.max(0.0, heldBack[i]) - (ceiling(i) - pending[i]);
+                    call.peak[i] = Math.max(call.peak[i], above);
+                }
+            }
+        }
+        peaksAt = Math.max(peaksAt, nowMillis);
+    }
+
     /** The admission never reached Bedrock: nothing to answer for, nothing shown. */
     void ended(Admission admission, long nowMillis) {
+        unanswered.remove(admission);
         madeHere.remove(admission);
         paid.remove(admission);
         proving.remove(admission);
@@ -391,12 +556,18 @@ final class RefundingBucket {
      * would have been; a strict pacer, or a state that learnt nothing, starts afresh.
      */
     void restore(PacerState.BucketModelState state, long capturedAtMillis) {
-        if (!enabled || state.level().isEmpty()) {
+        if (!enabled) {
+            return;
+        }
+        anchored = false;
+        resumedBlind = state.level().isEmpty();
+        if (resumedBlind) {
             return;
         }
         for (int i = 0; i < budgets.length; i++) {
             level[i] = Math.min(capacity(i), state.level().getOrDefault(budgets[i].dimension(), 0L));
             remainder[i] = 0;
+            heldBack[i] = 0;
         }
         updatedAt = capturedAtMillis;
         proven = state.proven();
@@ -427,12 +598,14 @@ final class RefundingBucket {
         }
         long span = spanMillis();
         // piecewise: each charge on its way holds the ceiling down until it has surely arrived
-        while (!transit.isEmpty() && transit.peekFirst().atMillis() + span <= nowMillis) {
+        while (!transit.isEmpty() && transit.peekFirst().atMillis + span <= nowMillis) {
             Transit oldest = transit.peekFirst();
-            refillTo(share, Math.max(updatedAt, oldest.atMillis() + span));
-            arrived(oldest);
+            refillTo(share, Math.max(updatedAt, oldest.atMillis + span));
+            notePeaks(updatedAt);
+            arrived(oldest, updatedAt);
         }
         refillTo(share, nowMillis);
+        notePeaks(nowMillis);
     }
 
     private void refillTo(double share, long nowMillis) {
@@ -440,28 +613,41 @@ final class RefundingBucket {
             return;
         }
         long elapsed = nowMillis - updatedAt;
-        double rate = Math.min(1.0, share);
+        boolean credit = proven;
+        double rate = credit ? 1.0 : Math.min(1.0, share);
         for (int i = 0; i < level.length; i++) {
             long ceiling = ceiling(i);
             if (level[i] >= ceiling) {
                 remainder[i] = 0;
+                heldBack[i] = 0;
+                anchored = true;
                 continue;
             }
             double owed = rate * quotaPerMinute[i] * elapsed / 60_000.0 + remainder[i];
             long whole = (long) Math.floor(owed);
             remainder[i] = owed - whole;
+            // the meter holds at most its cap less what is on its way: what it holds above the model is at most that less the level
+            heldBack[i] = Math.min(ceiling - Math.min(ceiling, level[i] + whole),
+                    heldBack[i] + (1.0 - rate) * quotaPerMinute[i] * elapsed / 60_000.0);
+            if (credit && anchored) {
+                whole += (long) Math.floor(heldBack[i]);
+                heldBack[i] = 0;
+            }
             level[i] = Math.min(ceiling, level[i] + whole);
             if (level[i] == ceiling) {
                 remainder[i] = 0;
+                heldBack[i] = 0;
+                anchored = true;
             }
         }
         updatedAt = nowMillis;
     }
 
-    private void arrived(Transit charge) {
+    private void arrived(Transit charge, long atMillis) {
         if (charge != null && transit.remove(charge)) {
+            charge.leftAtMillis = atMillis;
             for (int i = 0; i < onTheWay.length; i++) {
-                onTheWay[i] -= charge.amounts()[i];
+                onTheWay[i] -= charge.amounts[i];
             }
         }
     }
@@ -490,18 +676,64 @@ final class RefundingBucket {
         long from = nowMillis;
         long ceiling = ceiling(index);
         for (Transit charge : transit) {
-            long arrived = charge.atMillis() + span;
+            long arrived = charge.atMillis + span;
             if (amount <= ceiling && held + Math.max(0, arrived - from) * perMilli >= amount) {
                 break;
             }
             held = Math.min(ceiling, held + Math.max(0, arrived - from) * perMilli);
             from = Math.max(from, arrived);
-            ceiling += charge.amounts()[index];
+            ceiling += charge.amounts[index];
         }
         return from + (long) Math.ceil(Math.max(0.0, amount - held) / perMilli);
     }
 
-    /** A charge at {@code atMillis} that may not have reached the meter yet. */
-    private record Transit(long atMillis, long[] amounts) {
+    /** A charge at {@code atMillis} that may not have reached the meter yet, until {@code leftAtMillis}. */
+    private static final class Transit {
+        final long atMillis;
+        final long[] amounts;
+        long leftAtMillis = Long.MAX_VALUE;
+
+        Transit(long atMillis, long[] amounts) {
+            this.atMillis = atMillis;
+            this.amounts = amounts;
+        }
+    }
+
+    /** Remembers how far the model stands above its ceiling now, and forgets what is too old. */
+    private void remember(long nowMillis) {
+        double[] above = new double[level.length];
+        for (int i = 0; i < level.length; i++) {
+            above[i] = level[i] + Math.max(0.0, heldBack[i]) - ceiling(i);
+        }
+        Sample last = history.peekLast();
+        if (last != null && last.atMillis >= nowMillis) {
+            for (int i = 0; i < above.length; i++) {
+                last.above[i] = Math.max(last.above[i], above[i]);
+            }
+        } else {
+            history.addLast(new Sample(nowMillis, above));
+        }
+        while (history.size() > 1 && history.peekFirst().atMillis < nowMillis - HISTORY_MILLIS) {
+            forgottenUntil = history.removeFirst().atMillis;
+        }
+    }
+
+    /** How far the model stood above its ceiling at {@code atMillis}, per dimension. */
+    private record Sample(long atMillis, double[] above) {
+    }
+
+    /** A call the drainer made itself, charged {@code amounts} at {@code atMillis}, not yet answered. */
+    private static final class Unanswered {
+        final long atMillis;
+        final long[] amounts;
+        /** The most the model stood above a meter at its cap that had not charged it, per dimension. */
+        final double[] peak;
+
+        Unanswered(long atMillis, long[] amounts) {
+            this.atMillis = atMillis;
+            this.amounts = amounts;
+            this.peak = new double[amounts.length];
+            Arrays.fill(peak, Double.NEGATIVE_INFINITY);
+        }
     }
 }

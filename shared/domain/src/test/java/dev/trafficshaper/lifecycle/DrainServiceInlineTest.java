@@ -182,7 +182,7 @@ class DrainServiceInlineTest {
             }
             InvocationService.Start start = invocations.begin(requestId);
             if (start instanceof InvocationService.NoCall none) {
-                onEnd.ended(requestId, none.record());
+                onEnd.ended(requestId, none.record(), InvocationService.Ended.NOT_CALLED);
                 return true;
             }
             InvocationService.Call call = (InvocationService.Call) start;
@@ -191,7 +191,7 @@ class DrainServiceInlineTest {
                 InvocationService.Ended ended = invocations.completeToEnd(call,
                         bedrock.invoke(call.model(), call.body(), call.timeout()));
                 running--;
-                onEnd.ended(requestId, ended.record());
+                onEnd.ended(requestId, ended.record(), ended.reachedByMillis());
             });
             return true;
         }

@@ -46,7 +46,7 @@ class ThreadedInlineCallsTest {
     }
 
     private boolean start(String requestId) {
-        return calls.tryStart(PACED, requestId, (id, record) -> ended.put(id, record));
+        return calls.tryStart(PACED, requestId, (id, record, reachedBy) -> ended.put(id, record));
     }
 
     @Test
@@ -94,7 +94,7 @@ class ThreadedInlineCallsTest {
         calls(2);
         Map<String, Boolean> withoutRecord = new ConcurrentHashMap<>();
 
-        calls.tryStart(PACED, "r1", (id, record) -> withoutRecord.put(id, record == null));
+        calls.tryStart(PACED, "r1", (id, record, reachedBy) -> withoutRecord.put(id, record == null));
         calls.awaitCalls(PACED);
 
         assertThat(withoutRecord).containsEntry("r1", true);

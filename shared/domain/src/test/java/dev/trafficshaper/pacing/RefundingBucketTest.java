@@ -239,7 +239,7 @@ class RefundingBucketTest {
         assertThat(bucket.paying(true, false, 12_000)).as("nothing settled yet").isFalse();
         bucket.ended(released, 12_000);
         assertThat(bucket.proven()).as("a release shows nothing").isFalse();
-        bucket.settled(proving, 0);
+        bucket.settled(proving, 0, 0);
         assertThat(bucket.proven()).isTrue();
         assertThat(bucket.paying(true, false, 12_000)).as("no room in the budget, but no probe either").isTrue();
     }
@@ -256,7 +256,7 @@ class RefundingBucketTest {
             bucket.watch(last, new long[] {12_000}, at);
         }
 
-        bucket.settled(last, 0);
+        bucket.settled(last, 0, 0);
 
         assertThat(bucket.proven()).isFalse();
     }
@@ -271,7 +271,7 @@ class RefundingBucketTest {
             proving = admission("p" + i);
             bucket.watch(proving, new long[] {12_000}, 1_000L * i);
         }
-        bucket.settled(proving, 0);
+        bucket.settled(proving, 0, 0);
         Admission onProof = admission("q");
         Admission withinBudget = admission("r");
         bucket.paidFor(onProof, false);
@@ -292,7 +292,7 @@ class RefundingBucketTest {
             proving = admission("s" + i);
             bucket.watch(proving, new long[] {12_000}, at);
         }
-        bucket.settled(proving, 0);
+        bucket.settled(proving, 0, 0);
         assertThat(bucket.proven()).isFalse();
     }
 
@@ -404,7 +404,7 @@ class RefundingBucketTest {
         RefundingBucket bucket = chargedFromFull(10_000, 1_000);
         Admission quick = admission("quick"); // admitted at 0 (the helper's), started 100 ms later
         bucket.watch(quick, new long[] {10_000}, 1_000);
-        bucket.settled(quick, 100);
+        bucket.settled(quick, 100, 0);
         bucket.refunded(quick, new long[] {0}, 1.0, 1_500);
         bucket.idleMinute(1.0, 70_000);
 

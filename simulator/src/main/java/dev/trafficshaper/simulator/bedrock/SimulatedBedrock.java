@@ -131,7 +131,8 @@ final class SimulatedBedrock {
 
         ProviderQuota quota = model.quota();
         Charge reservation = Charge.reservation(quota.quota(), new TokenUsage(input, allowance, cacheRead, cacheWrite));
-        ProviderQuota.Reservation held = quota.tryReserve(reservation, clock.millis());
+        long arrived = clock.millis();
+        ProviderQuota.Reservation held = quota.tryReserve(reservation, arrived);
         if (held == null) {
             throw new BedrockFailure(BedrockError.THROTTLING, "Too many tokens, please wait before trying again.");
         }
@@ -151,12 +152,13 @@ final class SimulatedBedrock {
                 pause(faults.timeoutMillis());
                 throw new BedrockFailure(BedrockError.MODEL_TIMEOUT, "Model has timed out in processing the request.");
             }
-            long waited = pause(latency.sample(output, random));
+            pause(latency.sample(output, random));
+            long worked = clock.millis() - arrived; // on the simulator's clock, however fast it runs
             actual = new TokenUsage(input, output, cacheRead, cacheWrite);
             String stop = wanted > allowance ? Completion.MAX_TOKENS
                     : toolCall.isPresent() ? Completion.TOOL_USE : Completion.END_TURN;
             return new Completion(input, output, cacheRead, cacheWrite,
-                    toolCall.isPresent() ? "" : FillerText.ofTokens(output), stop, waited,
+                    toolCall.isPresent() ? "" : FillerText.ofTokens(output), stop, Math.max(0, worked),
                     wanted > allowance ? null : toolCall.orElse(null));
         } finally {
             quota.settle(held, Charge.settlement(quota.quota(), actual), clock.millis());

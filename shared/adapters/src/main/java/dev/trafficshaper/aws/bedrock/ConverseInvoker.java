@@ -17,7 +17,8 @@ import java.util.Map;
  * came. The SDK's Converse operation would take the request only as its typed model, which cannot
  * carry what it does not know; so the body goes as bytes, signed with the SDK's signer. Usage is
  * the response's {@code usage}: {@code inputTokens}, {@code outputTokens},
- * {@code cacheReadInputTokens}, {@code cacheWriteInputTokens}. Errors carry their code in
+ * {@code cacheReadInputTokens}, {@code cacheWriteInputTokens}; how long Bedrock worked on it is its
+ * {@code metrics.latencyMs}. Errors carry their code in
  * {@code x-amzn-ErrorType}.
  */
 final class ConverseInvoker implements ShapeInvoker {
@@ -50,7 +51,10 @@ final class ConverseInvoker implements ShapeInvoker {
         TokenUsage tokens = new TokenUsage(UsageReading.count(usage, "inputTokens"),
                 UsageReading.count(usage, "outputTokens"), UsageReading.count(usage, "cacheReadInputTokens"),
                 UsageReading.count(usage, "cacheWriteInputTokens"));
+        JsonNode latency = body.path("metrics").path("latencyMs");
         return new BedrockOutcome.Succeeded(tokens, body.path("stopReason").asText(""),
-                new String(reply.body(), StandardCharsets.UTF_8));
+                new String(reply.body(), StandardCharsets.UTF_8),
+                latency.canConvertToLong() && latency.asLong() >= 0 ? latency.asLong()
+                        : BedrockOutcome.Succeeded.UNKNOWN_SERVICE);
     }
 }

@@ -27,10 +27,12 @@ import software.amazon.awssdk.services.bedrockruntime.model.InvokeModelResponse;
  * {@code X-Amzn-Bedrock-Service-Tier} header. Usage comes from the response headers
  * {@code X-Amzn-Bedrock-Input-Token-Count}, {@code -Output-Token-Count},
  * {@code -Cache-Read-Input-Token-Count} and {@code -Cache-Write-Input-Token-Count}; the stop
- * reason from the family's body field.
+ * reason from the family's body field; how long Bedrock worked on the call from
+ * {@code X-Amzn-Bedrock-Invocation-Latency}.
  */
 final class InvokeModelInvoker implements ShapeInvoker {
 
+    static final String INVOCATION_LATENCY = "X-Amzn-Bedrock-Invocation-Latency";
     static final String INPUT_TOKENS = "X-Amzn-Bedrock-Input-Token-Count";
     static final String OUTPUT_TOKENS = "X-Amzn-Bedrock-Output-Token-Count";
     static final String CACHE_READ_TOKENS = "X-Amzn-Bedrock-Cache-Read-Input-Token-Count";
@@ -69,8 +71,10 @@ final class InvokeModelInvoker implements ShapeInvoker {
         TokenUsage usage = new TokenUsage(header(http, INPUT_TOKENS), header(http, OUTPUT_TOKENS),
                 header(http, CACHE_READ_TOKENS), header(http, CACHE_WRITE_TOKENS));
         byte[] body = response.body().asByteArray();
+        long latency = http.firstMatchingHeader(INVOCATION_LATENCY).isPresent()
+                ? header(http, INVOCATION_LATENCY) : BedrockOutcome.Succeeded.UNKNOWN_SERVICE;
         return new BedrockOutcome.Succeeded(usage, stopReason(model.nativeBody().orElse(null),
-                UsageReading.tree(body)), new String(body, StandardCharsets.UTF_8));
+                UsageReading.tree(body)), new String(body, StandardCharsets.UTF_8), latency);
     }
 
     private static long header(SdkHttpResponse http, String name) {
