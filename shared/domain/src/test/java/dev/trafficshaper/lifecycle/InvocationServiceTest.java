@@ -66,6 +66,22 @@ class InvocationServiceTest {
     }
 
     @Test
+    void theCallReachedBedrockByItsAnswerLessTheLatencyBedrockReports() {
+        admitted("r1", DEADLINE);
+        admitted("r2", DEADLINE);
+        BedrockOutcome.Succeeded plain = FakeModelInvoker.success("answer");
+        bedrock.answer("r1", new BedrockOutcome.Succeeded(plain.usage(), plain.stopReason(), plain.responseJson(), 1_200));
+        bedrock.answer("r2", plain);
+        bedrock.duringCall(id -> shaper.clock.advance(1_500)); // the call takes 1.5 s
+
+        InvocationService.Ended reported = invocations.processToEnd("r1");
+        InvocationService.Ended silent = invocations.processToEnd("r2");
+
+        assertThat(reported.reachedByMillis()).as("answered at +1.5 s, Bedrock worked 1.2 s").isEqualTo(T0 + 300);
+        assertThat(silent.reachedByMillis()).as("no latency said: by its answer").isEqualTo(T0 + 3_000);
+    }
+
+    @Test
     void callsTheConfiguredModelWithTheStoredBodyAndATimeoutInsideTheDeadline() {
         admitted("r1", DEADLINE);
         shaper.clock.advance(100);

@@ -415,6 +415,76 @@ class RefundingBucketTest {
         assertThat(level(bucket, 1.0, 71_350)).isEqualTo(62_000);
     }
 
+    @Test
+    void onceProvenTheModelRefillsAtTheQuotaAndGetsBackWhatTheTargetHeldBack() {
+        DimensionBudget[] budgets = budgets();
+        RefundingBucket bucket = new RefundingBucket(PacerSettings.defaults(), budgets);
+        bucket.idleMinute(0.5, 0);
+        Admission proving = null;
+        for (int i = 0; i < 12; i++) { // 12 × 11,500 within 1.1 s: 1.15 × the quota in both windows
+            long at = 100L * i;
+            budgets[0].charge(11_500, 11_500, 1.0, at);
+            bucket.charged(new long[] {11_500}, 0.5, at);
+            proving = admission("p" + i, at);
+            bucket.watch(proving, new long[] {11_500}, at);
+            bucket.started(proving, 0.5, at); // made in the drainer: nothing on its way
+        }
+        // at half the quota a minute: 1,000 a second, where the meter got 2,000
+        assertThat(level(bucket, 0.5, 20_000)).as("-16,900 at 1.1 s, then 18.9 s at the target").isEqualTo(2_000);
+
+        bucket.reached(proving, 1_100);
+        bucket.settled(proving, 1_100, 1_100);
+        bucket.refunded(proving, new long[] {0}, 0.5, 20_000);
+
+        assertThat(bucket.proven()).isTrue();
+        assertThat(level(bucket, 0.5, 21_000)).as("the quota's 2,000 a second, and the 20,000 the target held"
+                + " back since it was full").isEqualTo(24_000);
+        assertThat(level(bucket, 0.5, 30_000)).as("then the quota's 2,000 a second").isEqualTo(42_000);
+    }
+
+    @Test
+    void aCallTheDrainerMadeThatReachedAFullMeterLateIsTakenBackFromTheRefill() {
+        RefundingBucket bucket = chargedFromFull(60_000, 1_000);
+        Admission cold = admission("cold", 1_000);
+        bucket.watch(cold, new long[] {60_000}, 1_000);
+        bucket.started(cold, 1.0, 1_000);
+        assertThat(level(bucket, 1.0, 3_000)).as("taken to have started at once").isEqualTo(64_000);
+
+        // its answer: it reached Bedrock 700 ms after the drainer started it; the meter stayed full till then
+        bucket.reached(cold, 1_700);
+
+        assertThat(level(bucket, 1.0, 3_000)).isEqualTo(62_600);
+    }
+
+    @Test
+    void aCallTheDrainerMadeFarBelowTheCapGivesNothingBackForItsLag() {
+        RefundingBucket bucket = chargedFromFull(100_000, 1_000);
+        Admission call = admission("call", 1_000);
+        bucket.watch(call, new long[] {100_000}, 1_000);
+        bucket.started(call, 1.0, 1_000);
+
+        bucket.charged(new long[] {20_000}, 1.0, 1_000); // 0 left, the first call 100,000 below the cap
+        bucket.reached(call, 3_000);
+
+        assertThat(level(bucket, 1.0, 4_000)).as("a meter 100,000 below its cap missed no refill").isEqualTo(6_000);
+    }
+
+    @Test
+    void aRefundTheMeterBookedAtItsCapIsNotCreditedWhole() {
+        RefundingBucket bucket = chargedFromFull(30_000, 0);
+        Admission early = admission("early", 0);
+        bucket.watch(early, new long[] {30_000}, 0);
+        bucket.started(early, 1.0, 0);
+        assertThat(level(bucket, 1.0, 15_000)).as("full again at 15 s").isEqualTo(120_000);
+
+        // it ended at 5 s, when the model stood 20,000 below its ceiling; seen at 20 s
+        bucket.settled(early, 0, 5_000);
+        bucket.refunded(early, new long[] {25_000}, 1.0, 20_000);
+        bucket.charged(new long[] {120_000}, 1.0, 20_000);
+
+        assertThat(level(bucket, 1.0, 20_000)).as("the meter, full since 15 s, kept none of it").isZero();
+    }
+
     /** The model's level at {@code nowMillis}, read as the most it covers at once (refilling at {@code share}). */
     static long level(RefundingBucket bucket, double share, long nowMillis) {
         long low = 0;

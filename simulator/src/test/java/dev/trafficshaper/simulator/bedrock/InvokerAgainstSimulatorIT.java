@@ -85,6 +85,8 @@ class InvokerAgainstSimulatorIT {
         assertThat(body.at("/usage/inputTokens").asLong()).isEqualTo(6);
         assertThat(body.at("/usage/outputTokens").asLong()).isEqualTo(42);
         assertThat(body.at("/usage/totalTokens").asLong()).isEqualTo(48);
+        assertThat(success.serviceMillis()).as("the simulator's latency, as Converse's metrics.latencyMs")
+                .isEqualTo(body.at("/metrics/latencyMs").asLong()).isNotNegative();
     }
 
     @Test

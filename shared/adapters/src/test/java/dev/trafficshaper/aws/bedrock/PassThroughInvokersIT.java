@@ -131,7 +131,7 @@ class PassThroughInvokersIT {
         answer = "{\"type\":\"message\",\"content\":[],\"stop_reason\":\"end_turn\"}";
         answerHeaders = Map.of("X-Amzn-Bedrock-Input-Token-Count", "120", "X-Amzn-Bedrock-Output-Token-Count", "7",
                 "X-Amzn-Bedrock-Cache-Read-Input-Token-Count", "1000",
-                "X-Amzn-Bedrock-Cache-Write-Input-Token-Count", "30");
+                "X-Amzn-Bedrock-Cache-Write-Input-Token-Count", "30", "X-Amzn-Bedrock-Invocation-Latency", "842");
 
         BedrockOutcome outcome = invokers.invoke(CATALOG.require("native"), new InvokeModelRequest(
                 nativeBody.getBytes(StandardCharsets.UTF_8), ServiceTier.FLEX).toPayload().text(), TIMEOUT);
@@ -143,12 +143,13 @@ class PassThroughInvokersIT {
             assertThat(s.usage()).isEqualTo(new TokenUsage(120, 7, 1000, 30));
             assertThat(s.stopReason()).isEqualTo("end_turn");
             assertThat(s.responseJson()).isEqualTo(answer);
+            assertThat(s.serviceMillis()).as("Bedrock's own latency").isEqualTo(842);
         });
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            converse  | {"output":{"message":{"role":"assistant","content":[]}},"stopReason":"tool_use","usage":{"inputTokens":10,"outputTokens":4,"totalTokens":914,"cacheReadInputTokens":800,"cacheWriteInputTokens":100}} | 10 | 4 | 800 | 100 | tool_use
+            converse  | {"output":{"message":{"role":"assistant","content":[]}},"stopReason":"tool_use","usage":{"inputTokens":10,"outputTokens":4,"totalTokens":914,"cacheReadInputTokens":800,"cacheWriteInputTokens":100},"metrics":{"latencyMs":377}} | 10 | 4 | 800 | 100 | tool_use
             chat      | {"choices":[{"finish_reason":"length","message":{}}],"usage":{"prompt_tokens":1500,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":1024}}}                                      | 476 | 9 | 1024 | 0 | length
             responses | {"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":50,"output_tokens":3,"input_tokens_details":{"cached_tokens":0}}}                    | 50 | 3 | 0 | 0 | max_output_tokens
             messages  | {"stop_reason":"end_turn","usage":{"input_tokens":12,"output_tokens":6,"cache_read_input_tokens":2000,"cache_creation_input_tokens":0}}                                                  | 12 | 6 | 2000 | 0 | end_turn
@@ -163,6 +164,8 @@ class PassThroughInvokersIT {
             assertThat(s.usage()).isEqualTo(new TokenUsage(input, output, cacheRead, cacheWrite));
             assertThat(s.stopReason()).isEqualTo(stop);
             assertThat(s.responseJson()).as("the native response as sent").isEqualTo(response);
+            assertThat(s.serviceMillis()).as("Converse says its latency; the OpenAI and Anthropic shapes do not")
+                    .isEqualTo(model.equals("converse") ? 377 : BedrockOutcome.Succeeded.UNKNOWN_SERVICE);
         });
     }
 
