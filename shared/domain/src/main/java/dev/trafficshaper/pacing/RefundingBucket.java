@@ -122,6 +122,12 @@ final class RefundingBucket {
     static final double DECISIVE = ClockMinuteWindow.DECISIVE;
     /** The longest a charged call is taken to need to reach the meter, and the span until one has started. */
     static final long MAX_LAG_MILLIS = 5_000;
+    /**
+     * A call neither settled, released nor refused this long after its admission is not waited for
+     * (one whose call timed out stays charged, and nothing more comes of it): longer than any call
+     * (the Bedrock Processor cuts one at 10 minutes).
+     */
+    static final long FORGET_MILLIS = 15 * 60_000;
     /** How far back the model remembers how close it stood to its ceiling. */
     static final long HISTORY_MILLIS = 180_000;
     /** Added to the longest lag seen: admissions are booked up to a lookahead early, and clocks differ. */
@@ -162,6 +168,7 @@ final class RefundingBucket {
      */
     private final Map<Admission, Unanswered> unanswered = new IdentityHashMap<>();
     private long peaksAt = Long.MIN_VALUE;
+    private long forgotAt = Long.MIN_VALUE;
     /**
      * How far the model stood above its ceiling (level and what it held back, less the ceiling:
      * at most 0) over the last {@value #HISTORY_MILLIS} ms, oldest first: a refund the meter booked
@@ -615,7 +622,23 @@ final class RefundingBucket {
         }
     }
 
+    /** Forgets, at most once a minute, what it keeps of calls older than {@link #FORGET_MILLIS}. */
+    private void forgetStale(long nowMillis) {
+        if (nowMillis < forgotAt + 60_000) {
+            return;
+        }
+        forgotAt = nowMillis;
+        long before = nowMillis - FORGET_MILLIS;
+        unanswered.values().removeIf(call -> call.atMillis < before);
+        madeHere.removeIf(admission -> admission.admittedAtMillis() < before);
+        transitOf.values().removeIf(charge -> charge.atMillis < before);
+        paid.keySet().removeIf(admission -> admission.admittedAtMillis() < before);
+        proving.removeIf(admission -> admission.admittedAtMillis() < before);
+        refundedFrom.keySet().removeIf(admission -> admission.admittedAtMillis() < before);
+    }
+
     private void refill(double share, long nowMillis) {
+        forgetStale(nowMillis);
         if (updatedAt == Long.MIN_VALUE) {
             updatedAt = nowMillis;
             return;

@@ -457,6 +457,20 @@ class RefundingBucketTest {
     }
 
     @Test
+    void aCallThatNeverEndsIsForgottenAfterFifteenMinutes() {
+        RefundingBucket bucket = chargedFromFull(60_000, 1_000);
+        Admission timedOut = admission("timed-out", 1_000);
+        bucket.watch(timedOut, new long[] {60_000}, 1_000);
+        bucket.started(timedOut, 1.0, 1_000);
+        long later = 1_000 + RefundingBucket.FORGET_MILLIS + 60_000;
+        assertThat(level(bucket, 1.0, later)).isEqualTo(120_000);
+
+        bucket.reached(timedOut, 3_000); // an answer this late is no longer waited for
+
+        assertThat(level(bucket, 1.0, later)).isEqualTo(120_000);
+    }
+
+    @Test
     void aCallTheDrainerMadeFarBelowTheCapGivesNothingBackForItsLag() {
         RefundingBucket bucket = chargedFromFull(100_000, 1_000);
         Admission call = admission("call", 1_000);
