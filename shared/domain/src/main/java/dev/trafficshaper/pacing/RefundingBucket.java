@@ -68,12 +68,12 @@ import java.util.Set;
  *     notes the most it stood above a meter at its cap that had not charged such calls,
  *       p = max over the call's first {@value #MAX_LAG_MILLIS} ms of ℓ + h − (ceiling − their charges)
  *     and at the answer gives back min(p, quota × lag / 60 s), from h first (a refusal or an end
- *     without an answer counts as arrived then)
+ *     without an answer counts as arrived then; {@link UnansweredCalls})
  *   a settled call's refund went into the meter when it ended (its processor's clock, less
  *     {@value #LAG_MARGIN_MILLIS} ms), into a meter that may have reached its cap since: it is
  *     credited no more than the least room below its ceiling the model had since (remembered for
- *     {@value #HISTORY_MILLIS} ms, none beyond); what a call the meter never charged gives back is
- *     measured from its admission, its own charge counted while on its way
+ *     {@value CeilingHistory#HISTORY_MILLIS} ms, none beyond); what a call the meter never charged gives back is
+ *     measured from its admission, its own charge counted while on its way ({@link CeilingHistory})
  * </pre>
  *
  * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
@@ -128,8 +128,6 @@ final class RefundingBucket {
      * (the Bedrock Processor cuts one at 10 minutes).
      */
     static final long FORGET_MILLIS = 15 * 60_000;
-    /** How far back the model remembers how close it stood to its ceiling. */
-    static final long HISTORY_MILLIS = 180_000;
     /** Added to the longest lag seen: admissions are booked up to a lookahead early, and clocks differ. */
     static final long LAG_MARGIN_MILLIS = 250;
     /** How many of the latest calls' lags the span is the longest of. */
@@ -161,22 +159,11 @@ final class RefundingBucket {
      */
     private boolean anchored = true;
     private boolean resumedBlind;
-    /**
-     * Calls the drainer made itself, off the span since their start, until their answer says when
-     * they reached the meter: with each, how far the model stood above a meter at its cap that had
-     * not yet charged them (to take back what it so counted, once the answer gives the lag).
-     */
-    private final Map<Admission, Unanswered> unanswered = new IdentityHashMap<>();
-    private long peaksAt = Long.MIN_VALUE;
+    /** Calls the drainer made itself, until their answer says when they reached the meter. */
+    private final UnansweredCalls unanswered = new UnansweredCalls();
+    /** How close the model stood to its ceiling lately, for refunds the meter booked earlier. */
+    private final CeilingHistory history = new CeilingHistory();
     private long forgotAt = Long.MIN_VALUE;
-    /**
-     * How far the model stood above its ceiling (level and what it held back, less the ceiling:
-     * at most 0) over the last {@value #HISTORY_MILLIS} ms, oldest first: a refund the meter booked
-     * earlier than the model sees it went into a meter that may have reached its cap since.
-     */
-    private final ArrayDeque<Sample> history = new ArrayDeque<>();
-    /** Up to when the history was forgotten; before its first sample the model did not run. */
-    private long forgottenUntil = Long.MIN_VALUE;
     /** When each settled call's refund went into the meter, at the earliest: until its refund is booked. */
     private final Map<Admission, Long> refundedFrom = new IdentityHashMap<>();
     /** The calls the model paid for, still open: whether headroom's budget had room when each went. */
@@ -319,7 +306,7 @@ final class RefundingBucket {
         arrived(charge, startedAtMillis);
         if (charge != null) {
             // the span no longer bounds when it reaches the meter: its answer will
-            unanswered.put(admission, new Unanswered(charge.atMillis, charge.amounts));
+            unanswered.started(admission, charge.atMillis, charge.amounts);
             notePeaks(startedAtMillis);
         }
         madeHere.add(admission); // its lag, next to none, says nothing of calls dispatched elsewhere
@@ -375,10 +362,7 @@ final class RefundingBucket {
         refill(share, nowMillis);
         Transit charge = transitOf.remove(admission);
         arrived(charge, nowMillis); // it ran, or never will: on its way no longer
-        Unanswered call = unanswered.remove(admission);
-        if (call != null) {
-            takeBack(call, nowMillis); // its answer did not say when it arrived: it may have been now
-        }
+        takeBack(unanswered.answered(admission, nowMillis, quotaPerMinute)); // no answer said when: now
         roll(nowMillis);
         boolean sameMinute = inMinute.remove(admission);
         // a settled call's refund went into the meter when it ended; what a call the meter never
@@ -389,12 +373,13 @@ final class RefundingBucket {
         long ownUntil = settledFrom != null || charge == null ? Long.MIN_VALUE : charge.leftAtMillis;
         for (int i = 0; i < refunds.length; i++) {
             long credit = refunds[i] <= 0 ? refunds[i]
-                    : Math.min(refunds[i], roomSince(i, since, ownUntil, charge == null ? 0 : charge.amounts[i]));
+                    : Math.min(refunds[i], history.roomSince(i, since, above(i), ownUntil,
+                            charge == null ? 0 : charge.amounts[i]));
             long before = level[i];
             level[i] = Math.min(ceiling(i), level[i] + credit);
             heldBack[i] = Math.min(heldBack[i], ceiling(i) - level[i]);
             if (level[i] > before) {
-                raiseSince(i, since, level[i] - before);
+                history.raiseSince(i, since, level[i] - before);
             }
             if (sameMinute) {
                 minuteHeld[i] -= refunds[i];
@@ -403,33 +388,6 @@ final class RefundingBucket {
         notePeaks(nowMillis);
     }
 
-    /**
-     * The least room below its ceiling the model had on dimension {@code index} since
-     * {@code sinceMillis} (none, if it remembers not that far), counting until {@code ownUntil}
-     * the call's own charge {@code own}, which held the ceiling down while on its way: a refund the
-     * meter booked then is worth no more to a meter that has since sat at its cap.
-     */
-    private long roomSince(int index, long sinceMillis, long ownUntil, long own) {
-        if (sinceMillis < forgottenUntil) {
-            return 0;
-        }
-        double least = ceiling(index) - level[index] - Math.max(0.0, heldBack[index]);
-        for (Sample sample : history) {
-            if (sample.atMillis >= sinceMillis) {
-                least = Math.min(least, -sample.above[index] + (sample.atMillis <= ownUntil ? own : 0));
-            }
-        }
-        return (long) Math.floor(Math.max(0.0, least));
-    }
-
-    /** The model stands {@code credit} higher since {@code sinceMillis} than it remembered. */
-    private void raiseSince(int index, long sinceMillis, long credit) {
-        for (Sample sample : history) {
-            if (sample.atMillis >= sinceMillis) {
-                sample.above[index] += credit;
-            }
-        }
-    }
 
     /**
      * The admission ran, and ended at {@code finishedAtMillis} by its processor's clock (0 if
@@ -461,10 +419,7 @@ final class RefundingBucket {
      */
     boolean throttled(Admission admission, boolean budgetAllows, long nowMillis) {
         proving.remove(admission);
-        Unanswered call = unanswered.remove(admission);
-        if (call != null) {
-            takeBack(call, nowMillis); // its refusal says it reached the meter by now
-        }
+        takeBack(unanswered.answered(admission, nowMillis, quotaPerMinute)); // its refusal says: by now
         Boolean withinBudget = paid.remove(admission);
         if (withinBudget == null) {
             return false;
@@ -496,68 +451,44 @@ final class RefundingBucket {
      * at its cap.
      */
     void reached(Admission admission, long reachedByMillis) {
-        Unanswered call = unanswered.remove(admission);
-        if (call != null) {
-            takeBack(call, reachedByMillis);
-        }
+        takeBack(unanswered.answered(admission, reachedByMillis, quotaPerMinute));
     }
 
     /**
-     * The call reached the meter at {@code reachedMillis} at the latest, a lag after its charge: a
-     * meter at its cap meanwhile refilled nothing, while the model counted the quota's whole refill
-     * as the meter's (in its level and in what it held back). It gives back how far it stood above
-     * such a meter before the call arrived, and no more than the quota's refill over the lag; what
-     * was held back first.
+     * Gives back what an answered call says the model counted of a meter at its cap
+     * ({@link UnansweredCalls}): what was held back first, then the level.
      */
-    private void takeBack(Unanswered call, long reachedMillis) {
-        long lag = Math.max(0, Math.min(MAX_LAG_MILLIS, reachedMillis - call.atMillis));
-        for (int i = 0; i < level.length; i++) {
-            double owed = Math.min(call.peak[i], quotaPerMinute[i] * lag / 60_000.0);
-            if (owed > 0) {
-                double fromHeld = Math.min(Math.max(0.0, heldBack[i]), owed);
-                heldBack[i] -= fromHeld;
-                level[i] -= (long) Math.ceil(owed - fromHeld);
-                for (Unanswered other : unanswered.values()) {
-                    other.peak[i] -= owed; // the model stands that much lower for them too
-                }
-            }
-        }
-    }
-
-    /**
-     * Books, for each unanswered call that may still be on its way, how far the model stands above
-     * a meter at its cap that has charged none of them: the level and what it held back, less the
-     * ceiling less their charges.
-     */
-    private void notePeaks(long nowMillis) {
-        remember(nowMillis);
-        if (unanswered.isEmpty()) {
-            peaksAt = nowMillis;
+    private void takeBack(double[] owed) {
+        if (owed == null) {
             return;
         }
-        long[] pending = new long[level.length];
-        for (Unanswered call : unanswered.values()) {
-            if (call.atMillis + MAX_LAG_MILLIS > peaksAt) {
-                for (int i = 0; i < pending.length; i++) {
-                    pending[i] += call.amounts[i];
-                }
+        for (int i = 0; i < level.length; i++) {
+            if (owed[i] > 0) {
+                double fromHeld = Math.min(Math.max(0.0, heldBack[i]), owed[i]);
+                heldBack[i] -= fromHeld;
+                level[i] -= (long) Math.ceil(owed[i] - fromHeld);
             }
         }
-        for (Unanswered call : unanswered.values()) {
-            // a call whose longest lag ended since the last look is given this look too
-            if (call.atMillis + MAX_LAG_MILLIS > peaksAt) {
-                for (int i = 0; i < level.length; i++) {
-                    double above = level[i] + Math.max(0.0, heldBack[i]) - (ceiling(i) - pending[i]);
-                    call.peak[i] = Math.max(call.peak[i], above);
-                }
-            }
+    }
+
+    /** Shows the unanswered calls and the history how far the model stands above its ceiling now. */
+    private void notePeaks(long nowMillis) {
+        double[] above = new double[level.length];
+        for (int i = 0; i < level.length; i++) {
+            above[i] = above(i);
         }
-        peaksAt = Math.max(peaksAt, nowMillis);
+        history.remember(nowMillis, above);
+        unanswered.look(nowMillis, above);
+    }
+
+    /** Level and what was held back, less the ceiling, on dimension {@code index}: at most 0. */
+    private double above(int index) {
+        return level[index] + Math.max(0.0, heldBack[index]) - ceiling(index);
     }
 
     /** The admission never reached Bedrock: nothing to answer for, nothing shown. */
     void ended(Admission admission, long nowMillis) {
-        unanswered.remove(admission);
+        unanswered.forget(admission);
         madeHere.remove(admission);
         paid.remove(admission);
         proving.remove(admission);
@@ -629,7 +560,7 @@ final class RefundingBucket {
         }
         forgotAt = nowMillis;
         long before = nowMillis - FORGET_MILLIS;
-        unanswered.values().removeIf(call -> call.atMillis < before);
+        unanswered.forgetBefore(before);
         madeHere.removeIf(admission -> admission.admittedAtMillis() < before);
         transitOf.values().removeIf(charge -> charge.atMillis < before);
         paid.keySet().removeIf(admission -> admission.admittedAtMillis() < before);
@@ -743,44 +674,6 @@ final class RefundingBucket {
         Transit(long atMillis, long[] amounts) {
             this.atMillis = atMillis;
             this.amounts = amounts;
-        }
-    }
-
-    /** Remembers how far the model stands above its ceiling now, and forgets what is too old. */
-    private void remember(long nowMillis) {
-        double[] above = new double[level.length];
-        for (int i = 0; i < level.length; i++) {
-            above[i] = level[i] + Math.max(0.0, heldBack[i]) - ceiling(i);
-        }
-        Sample last = history.peekLast();
-        if (last != null && last.atMillis >= nowMillis) {
-            for (int i = 0; i < above.length; i++) {
-                last.above[i] = Math.max(last.above[i], above[i]);
-            }
-        } else {
-            history.addLast(new Sample(nowMillis, above));
-        }
-        while (history.size() > 1 && history.peekFirst().atMillis < nowMillis - HISTORY_MILLIS) {
-            forgottenUntil = history.removeFirst().atMillis;
-        }
-    }
-
-    /** How far the model stood above its ceiling at {@code atMillis}, per dimension. */
-    private record Sample(long atMillis, double[] above) {
-    }
-
-    /** A call the drainer made itself, charged {@code amounts} at {@code atMillis}, not yet answered. */
-    private static final class Unanswered {
-        final long atMillis;
-        final long[] amounts;
-        /** The most the model stood above a meter at its cap that had not charged it, per dimension. */
-        final double[] peak;
-
-        Unanswered(long atMillis, long[] amounts) {
-            this.atMillis = atMillis;
-            this.amounts = amounts;
-            this.peak = new double[amounts.length];
-            Arrays.fill(peak, Double.NEGATIVE_INFINITY);
         }
     }
 }
