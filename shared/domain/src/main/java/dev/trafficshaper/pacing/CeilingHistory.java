@@ -21,6 +21,8 @@ import java.util.ArrayDeque;
  * </pre>
  *
  * Samples are taken at every refill, refund and start; samples at one instant keep the highest.
+ * Between two samples the model only refilled, so each covers the interval before it: a refund
+ * booked after the last forgotten sample is measured against what is kept.
  */
 final class CeilingHistory {
 
