@@ -371,7 +371,7 @@ public final class DrainerCore {
             return;
         }
         if (reachedByMillis != InvocationService.Ended.NOT_CALLED) {
-            pacer.reached(pick.admission(), reachedByMillis);
+            pacer.reached(pick.admission(), reachedByMillis, pacerTime(nowMillis));
         }
         if (book(requestId, pick.admission(), record, pacerTime(nowMillis), nowMillis)) {
             inFlight.remove(requestId);

@@ -260,7 +260,9 @@ public final class InvocationService {
         long done = clock.getAsLong();
         Ended ended = completeToEnd(call, outcome, done);
         long service = outcome instanceof BedrockOutcome.Succeeded success ? Math.max(0, success.serviceMillis()) : 0;
-        return new Ended(ended.result(), ended.record(), done - service);
+        // a latency longer than the call itself says nothing: by its answer, then
+        long reachedBy = done - service >= call.invoking().startedAtMillis() ? done - service : done;
+        return new Ended(ended.result(), ended.record(), reachedBy);
     }
 
     private Ended completeToEnd(Call call, BedrockOutcome outcome, long done) {

@@ -1,6 +1,7 @@
 package dev.trafficshaper.pacing;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 
 /**
  * How close the bucket model stood to its ceiling over the last {@value #HISTORY_MILLIS} ms, so
@@ -20,7 +21,8 @@ import java.util.ArrayDeque;
  *   nothing remembered that far back: credit 0
  * </pre>
  *
- * Samples are taken at every refill, refund and start; samples at one instant keep the highest.
+ * Samples are taken at every refill, refund and start; those within {@value #SLICE_MILLIS} ms keep
+ * the highest, and a slice partly before a refund's booking counts whole (the bound only errs low).
  * Between two samples the model only refilled, so each covers the interval before it: a refund
  * booked after the last forgotten sample is measured against what is kept.
  */
@@ -28,20 +30,27 @@ final class CeilingHistory {
 
     /** How far back the model remembers how close it stood to its ceiling. */
     static final long HISTORY_MILLIS = 180_000;
+    /** Samples within one such slice are kept as one, the highest (at most 1,800 samples). */
+    static final long SLICE_MILLIS = 100;
 
     private final ArrayDeque<Sample> samples = new ArrayDeque<>();
-    /** Up to when the history was forgotten; before its first sample the model did not run. */
+    /**
+     * Up to when the history was forgotten. Before its first sample the model did not run, or a
+     * successor took over: a refund booked before its resumption is measured from the first sample
+     * (the predecessor's own history is not handed over; docs/roadmap.md).
+     */
     private long forgottenUntil = Long.MIN_VALUE;
 
     /** Remembers {@code above} (per dimension) at {@code nowMillis}, and forgets what is too old. */
     void remember(long nowMillis, double[] above) {
+        long slice = Math.floorDiv(nowMillis, SLICE_MILLIS) * SLICE_MILLIS;
         Sample last = samples.peekLast();
-        if (last != null && last.atMillis >= nowMillis) {
+        if (last != null && last.atMillis >= slice) {
             for (int i = 0; i < above.length; i++) {
                 last.above[i] = Math.max(last.above[i], above[i]);
             }
         } else {
-            samples.addLast(new Sample(nowMillis, above.clone()));
+            samples.addLast(new Sample(slice, above.clone()));
         }
         while (samples.size() > 1 && samples.peekFirst().atMillis < nowMillis - HISTORY_MILLIS) {
             forgottenUntil = samples.removeFirst().atMillis;
@@ -59,24 +68,32 @@ final class CeilingHistory {
             return 0;
         }
         double least = -aboveNow;
-        for (Sample sample : samples) {
-            if (sample.atMillis >= sinceMillis) {
-                least = Math.min(least, -sample.above[index] + (sample.atMillis <= ownUntil ? own : 0));
+        for (Iterator<Sample> newest = samples.descendingIterator(); newest.hasNext(); ) {
+            Sample sample = newest.next();
+            if (sample.endMillis() <= sinceMillis) {
+                break;
             }
+            // a slice partly before the refund's booking counts whole; its own charge only if wholly on its way
+            least = Math.min(least, -sample.above[index] + (sample.endMillis() <= ownUntil ? own : 0));
         }
         return (long) Math.floor(Math.max(0.0, least));
     }
 
     /** The model stands {@code credit} higher on dimension {@code index} since {@code sinceMillis} than it remembered. */
     void raiseSince(int index, long sinceMillis, long credit) {
-        for (Sample sample : samples) {
-            if (sample.atMillis >= sinceMillis) {
-                sample.above[index] += credit;
+        for (Iterator<Sample> newest = samples.descendingIterator(); newest.hasNext(); ) {
+            Sample sample = newest.next();
+            if (sample.endMillis() <= sinceMillis) {
+                break;
             }
+            sample.above[index] += credit;
         }
     }
 
-    /** How far the model stood above its ceiling at {@code atMillis}, per dimension. */
+    /** How far the model stood above its ceiling at most in the slice from {@code atMillis}, per dimension. */
     private record Sample(long atMillis, double[] above) {
+        long endMillis() {
+            return atMillis + SLICE_MILLIS;
+        }
     }
 }

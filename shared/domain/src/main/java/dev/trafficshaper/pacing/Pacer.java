@@ -481,10 +481,11 @@ public final class Pacer {
 
     /**
      * The call the drainer made itself for {@code admission} reached Bedrock no later than
-     * {@code reachedByMillis} (its answer's arrival less the time Bedrock says it worked on it).
+     * {@code reachedByMillis} (its answer's arrival less the time Bedrock says it worked on it),
+     * learnt at {@code nowMillis}.
      */
-    public void reached(Admission admission, long reachedByMillis) {
-        bucket.reached(admission, reachedByMillis);
+    public void reached(Admission admission, long reachedByMillis, long nowMillis) {
+        bucket.reached(admission, target(nowMillis), reachedByMillis, nowMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */
@@ -514,7 +515,7 @@ public final class Pacer {
             release(admission, nowMillis);
             return;
         }
-        boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), nowMillis);
+        boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), target(nowMillis), nowMillis);
         boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
         release(admission, nowMillis);
         if (modelPaid || minuteSent) {

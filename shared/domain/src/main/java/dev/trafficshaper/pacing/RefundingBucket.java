@@ -231,7 +231,7 @@ final class RefundingBucket {
             if (amounts[i] > cap) {
                 return Long.MAX_VALUE;
             }
-            at = Math.max(at, fitTime(i, amounts[i], Math.min(1.0, share) * quotaPerMinute[i] / 60_000.0, nowMillis));
+            at = Math.max(at, fitTime(i, amounts[i], rate(share) * quotaPerMinute[i] / 60_000.0, nowMillis));
         }
         return at;
     }
@@ -361,6 +361,7 @@ final class RefundingBucket {
         }
         refill(share, nowMillis);
         Transit charge = transitOf.remove(admission);
+        boolean onItsWayTillNow = charge != null && transit.contains(charge);
         arrived(charge, nowMillis); // it ran, or never will: on its way no longer
         takeBack(unanswered.answered(admission, nowMillis, quotaPerMinute)); // no answer said when: now
         roll(nowMillis);
@@ -370,7 +371,8 @@ final class RefundingBucket {
         // charge's too while that was on its way
         Long settledFrom = refundedFrom.remove(admission);
         long since = settledFrom != null ? settledFrom : admission.admittedAtMillis();
-        long ownUntil = settledFrom != null || charge == null ? Long.MIN_VALUE : charge.leftAtMillis;
+        long ownUntil = settledFrom != null || charge == null ? Long.MIN_VALUE
+                : onItsWayTillNow ? Long.MAX_VALUE : charge.leftAtMillis;
         for (int i = 0; i < refunds.length; i++) {
             long credit = refunds[i] <= 0 ? refunds[i]
                     : Math.min(refunds[i], history.roomSince(i, since, above(i), ownUntil,
@@ -391,8 +393,8 @@ final class RefundingBucket {
 
     /**
      * The admission ran, and ended at {@code finishedAtMillis} by its processor's clock (0 if
-     * unknown): the meter booked its refund no earlier than {@value #MAX_LAG_MILLIS} ms before
-     * that, nor before it reached it (any time since, if unknown). If neither window could have taken it, the meter banks what
+     * unknown): the meter booked its refund no earlier than {@value #LAG_MARGIN_MILLIS} ms before
+     * that (clocks apart), nor before it reached it (any time since, if unknown). If neither window could have taken it, the meter banks what
      * the model counts.
      */
     void settled(Admission admission, long startedAtMillis, long finishedAtMillis) {
@@ -417,8 +419,11 @@ final class RefundingBucket {
      * wait is over. A call it paid for on the proof alone, answered without room, was no probe:
      * the proof is contradicted for good and the throttle is the pacer's to answer as any other.
      */
-    boolean throttled(Admission admission, boolean budgetAllows, long nowMillis) {
+    boolean throttled(Admission admission, boolean budgetAllows, double share, long nowMillis) {
         proving.remove(admission);
+        if (enabled) {
+            refill(share, nowMillis); // its peak counts up to now
+        }
         takeBack(unanswered.answered(admission, nowMillis, quotaPerMinute)); // its refusal says: by now
         Boolean withinBudget = paid.remove(admission);
         if (withinBudget == null) {
@@ -450,7 +455,12 @@ final class RefundingBucket {
      * {@code reachedByMillis}: the model takes back what it refilled before then if the meter sat
      * at its cap.
      */
-    void reached(Admission admission, long reachedByMillis) {
+    void reached(Admission admission, double share, long reachedByMillis, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        // its peak counts up to its arrival: since the last look the model only refilled
+        refill(share, Math.min(reachedByMillis, nowMillis));
         takeBack(unanswered.answered(admission, reachedByMillis, quotaPerMinute));
     }
 
@@ -488,8 +498,7 @@ final class RefundingBucket {
 
     /** The admission never reached Bedrock: nothing to answer for, nothing shown. */
     void ended(Admission admission, long nowMillis) {
-        unanswered.forget(admission);
-        madeHere.remove(admission);
+        madeHere.remove(admission); // an unanswered call made here is answered by its refund, as of then
         paid.remove(admission);
         proving.remove(admission);
     }
@@ -553,6 +562,11 @@ final class RefundingBucket {
         }
     }
 
+    /** The model's refill as a share of the quota: the target's until the meter is proven to bank. */
+    private double rate(double share) {
+        return proven ? 1.0 : Math.min(1.0, share);
+    }
+
     /** Forgets, at most once a minute, what it keeps of calls older than {@link #FORGET_MILLIS}. */
     private void forgetStale(long nowMillis) {
         if (nowMillis < forgotAt + 60_000) {
@@ -592,7 +606,7 @@ final class RefundingBucket {
         }
         long elapsed = nowMillis - updatedAt;
         boolean credit = proven;
-        double rate = credit ? 1.0 : Math.min(1.0, share);
+        double rate = rate(share);
         for (int i = 0; i < level.length; i++) {
             long ceiling = ceiling(i);
             if (level[i] >= ceiling) {

@@ -17,7 +17,8 @@ import java.util.Map;
  * <pre>
  *   while a call may be on its way (its first {@value RefundingBucket#MAX_LAG_MILLIS} ms):
  *     peak = max of (level + held back − ceiling + charges of the unanswered calls on their way)
- *   at its answer, lag = reached − start (at most {@value RefundingBucket#MAX_LAG_MILLIS} ms):
+ *   at its answer (on the pacer's clock: the drainer adds how far that ran ahead when the call
+ *     started), lag = reached − charge (at most {@value RefundingBucket#MAX_LAG_MILLIS} ms):
  *     give back min(peak, quota × lag / 60 s), and lower every other call's peak by as much
  * </pre>
  *

@@ -168,12 +168,12 @@ class BucketModelInTransitPropertiesTest {
                     Admission admission = admissions[event.call()];
                     if (refused[event.call()]) {
                         budgets[0].adjust(entries[event.call()], -call.amount(), 0, share, event.at());
-                        model.throttled(admission, true, event.at());
+                        model.throttled(admission, true, share, event.at());
                         model.ended(admission, event.at());
                         model.refunded(admission, amount, share, event.at());
                     } else {
                         if (call.reachedBy() >= 0) {
-                            model.reached(admission, call.reachedBy());
+                            model.reached(admission, share, call.reachedBy(), event.at());
                         }
                         budgets[0].adjust(entries[event.call()], -(call.amount() - call.used()), 0, share, event.at());
                         model.settled(admission, call.arrives(), call.ends());

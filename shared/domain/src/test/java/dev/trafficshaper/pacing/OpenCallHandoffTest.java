@@ -87,10 +87,11 @@ class OpenCallHandoffTest {
         assertThat(state.openCalls()).extracting(PacerState.OpenCall::requestId).containsExactly("old");
         assertThat(carried).extracting(Admission::requestId).containsExactly("old");
 
-        successor.settle(carried.get(0), TokenUsage.of(1_000, 3_000), handoff);
+        long ended = handoff + 300; // it ends after the hand-off, and is seen at once
+        successor.settle(carried.get(0), TokenUsage.of(1_000, 3_000), 0, ended, ended);
 
         assertThat(tokens(successor, handoff)).as("out of the window: nothing there to adjust").isEqualTo(before);
-        assertThat(level(successor, handoff) - level(twin, handoff))
+        assertThat(level(successor, ended) - level(twin, ended))
                 .as("its unused 13,000 go back to the bucket model, as they would have for the predecessor")
                 .isEqualTo(13_000);
     }

@@ -127,15 +127,15 @@ class RefundingBucketTest {
         bucket.paidFor(second, true);
 
         assertThat(bucket.paying(true, true, 0)).isTrue();
-        assertThat(bucket.throttled(unpaid, true, 0)).as("not the model's").isFalse();
-        assertThat(bucket.throttled(first, true, 1_000)).isTrue();
+        assertThat(bucket.throttled(unpaid, true, 1.0, 0)).as("not the model's").isFalse();
+        assertThat(bucket.throttled(first, true, 1.0, 1_000)).isTrue();
         assertThat(bucket.paying(true, true, 60_999)).isFalse();
-        assertThat(bucket.throttled(second, true, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
+        assertThat(bucket.throttled(second, true, 1.0, 2_000)).as("sent before the withdrawal: the same answer").isTrue();
         assertThat(bucket.paying(true, true, 61_000)).isTrue();
 
         Admission third = admission("d");
         bucket.paidFor(third, true);
-        assertThat(bucket.throttled(third, true, 100_000)).isTrue();
+        assertThat(bucket.throttled(third, true, 1.0, 100_000)).isTrue();
         assertThat(bucket.paying(true, false, 220_000)).as("no room in the budget").isFalse();
         assertThat(bucket.paying(true, true, 219_999)).isFalse();
         assertThat(bucket.paying(true, true, 220_000)).isTrue();
@@ -143,7 +143,7 @@ class RefundingBucketTest {
 
         Admission fourth = admission("e");
         bucket.paidFor(fourth, true);
-        assertThat(bucket.throttled(fourth, true, 230_000)).isTrue();
+        assertThat(bucket.throttled(fourth, true, 1.0, 230_000)).isTrue();
         assertThat(bucket.paying(true, true, 230_000 + 3_600_000)).as("a third withdrawal: no bucket").isFalse();
     }
 
@@ -277,11 +277,11 @@ class RefundingBucketTest {
         bucket.paidFor(onProof, false);
         bucket.paidFor(withinBudget, true);
 
-        assertThat(bucket.throttled(onProof, false, 20_000)).as("answered without room: the pacer's, not a probe's")
+        assertThat(bucket.throttled(onProof, false, 1.0, 20_000)).as("answered without room: the pacer's, not a probe's")
                 .isFalse();
         assertThat(bucket.proven()).isFalse();
         assertThat(bucket.throttles()).isZero();
-        assertThat(bucket.throttled(withinBudget, false, 20_100)).as("sent within the budget: booked there").isTrue();
+        assertThat(bucket.throttled(withinBudget, false, 1.0, 20_100)).as("sent within the budget: booked there").isTrue();
         assertThat(bucket.paying(true, false, 20_000 + 3_600_000)).as("after a withdrawal only the budget's room")
                 .isFalse();
         assertThat(bucket.paying(true, true, 20_000 + 3_600_000)).isTrue();
@@ -303,7 +303,7 @@ class RefundingBucketTest {
         predecessor.charged(new long[] {100_000}, 1.0, 0); // 20k left, refilling at 2k a second
         Admission paid = admission("a");
         predecessor.paidFor(paid, true);
-        predecessor.throttled(paid, true, 1_000); // withdrawn for a minute
+        predecessor.throttled(paid, true, 1.0, 1_000); // withdrawn for a minute
 
         PacerState.BucketModelState state = predecessor.export(1.0, 5_000);
         RefundingBucket successor = new RefundingBucket(PacerSettings.defaults(), budgets());
@@ -370,6 +370,7 @@ class RefundingBucketTest {
         bucket.watch(early, new long[] {30_000}, 1_000);
         bucket.charged(new long[] {40_000}, 1.0, 10_000); // 50,000 left, this one on its way
 
+        bucket.settled(early, 1_000, 11_000);
         bucket.refunded(early, new long[] {30_000}, 1.0, 11_000); // the meter may be back at its cap
 
         assertThat(level(bucket, 1.0, 11_000)).isEqualTo(80_000);
@@ -432,7 +433,7 @@ class RefundingBucketTest {
         // at half the quota a minute: 1,000 a second, where the meter got 2,000
         assertThat(level(bucket, 0.5, 20_000)).as("-16,900 at 1.1 s, then 18.9 s at the target").isEqualTo(2_000);
 
-        bucket.reached(proving, 1_100);
+        bucket.reached(proving, 1.0, 1_100, 1_100);
         bucket.settled(proving, 1_100, 1_100);
         bucket.refunded(proving, new long[] {0}, 0.5, 20_000);
 
@@ -451,7 +452,7 @@ class RefundingBucketTest {
         assertThat(level(bucket, 1.0, 3_000)).as("taken to have started at once").isEqualTo(64_000);
 
         // its answer: it reached Bedrock 700 ms after the drainer started it; the meter stayed full till then
-        bucket.reached(cold, 1_700);
+        bucket.reached(cold, 1.0, 1_700, 1_700);
 
         assertThat(level(bucket, 1.0, 3_000)).isEqualTo(62_600);
     }
@@ -465,22 +466,37 @@ class RefundingBucketTest {
         long later = 1_000 + RefundingBucket.FORGET_MILLIS + 60_000;
         assertThat(level(bucket, 1.0, later)).isEqualTo(120_000);
 
-        bucket.reached(timedOut, 3_000); // an answer this late is no longer waited for
+        bucket.reached(timedOut, 1.0, 3_000, 3_000); // an answer this late is no longer waited for
 
         assertThat(level(bucket, 1.0, later)).isEqualTo(120_000);
     }
 
     @Test
     void aCallTheDrainerMadeFarBelowTheCapGivesNothingBackForItsLag() {
-        RefundingBucket bucket = chargedFromFull(100_000, 1_000);
+        RefundingBucket bucket = chargedFromFull(100_000, 1_000); // surely at the meter from 6 s
+        Admission call = admission("call", 7_000);
+        bucket.charged(new long[] {10_000}, 1.0, 7_000); // 22,000 - 10,000 left (held at 20,000 till 6 s)
+        bucket.watch(call, new long[] {10_000}, 7_000);
+        bucket.started(call, 1.0, 7_000);
+
+        bucket.reached(call, 1.0, 9_000, 9_000);
+
+        assertThat(level(bucket, 1.0, 10_000)).as("a meter nearly 100,000 below its cap missed no refill")
+                .isEqualTo(18_000);
+    }
+
+    @Test
+    void aCallTheDrainerMadeBesideAChargeOnItsWayToAFullMeterGivesBackWhatTheMeterMissed() {
+        RefundingBucket bucket = chargedFromFull(20_000, 1_000); // on its way to the full meter
         Admission call = admission("call", 1_000);
+        bucket.charged(new long[] {100_000}, 1.0, 1_000); // 0 left
         bucket.watch(call, new long[] {100_000}, 1_000);
         bucket.started(call, 1.0, 1_000);
 
-        bucket.charged(new long[] {20_000}, 1.0, 1_000); // 0 left, the first call 100,000 below the cap
-        bucket.reached(call, 3_000);
+        // it reached Bedrock by 3 s: the meter, charged neither call, sat at its cap until then
+        bucket.reached(call, 1.0, 3_000, 3_000);
 
-        assertThat(level(bucket, 1.0, 4_000)).as("a meter 100,000 below its cap missed no refill").isEqualTo(6_000);
+        assertThat(level(bucket, 1.0, 4_000)).isEqualTo(2_000);
     }
 
     @Test
