@@ -33,8 +33,9 @@ import java.util.Set;
  *       bank, then 1: below the proof it refills slower than the meter, so it is never fuller; it
  *       holds a whole quota, as the meter does, so a full bank is spent whole, not s of it
  *     held back h: grows by (1 − r) × quota × dt, at most the ceiling less ℓ (the meter holds no
- *       more than its cap), 0 whenever ℓ is full; once proven, ℓ gets h back, if the model was full
- *       by its own account since it last started (a successor resumed without the model was not)
+ *       more than its cap), 0 whenever ℓ is full; once proven, ℓ gets h back, if h was counted from
+ *       a level the meter could not be below: a fresh pacer's 0 (a bucket not in debt), or full; a
+ *       successor resumed with the model's level counts from its next full
  *     every admission:  ℓ −= reservation
  *     its settlement:   ℓ += reservation − actual   (a release or a throttle: ℓ += reservation)
  *   a call the window holds back goes now if ℓ ≥ its reservation on every dimension (and the
@@ -79,8 +80,9 @@ import java.util.Set;
  * Under a token bucket of at least the quota, refilled at the quota per minute, the model's level
  * is never above the meter's (each refill, refund and charge is applied to the meter no later and
  * to no smaller a cap, and no fuller than the quota less what may be on its way), but until a call
- * made in the drainer is answered, so a call the model pays for is not throttled but for input
- * read beyond its estimate ({@code BucketModelInTransitPropertiesTest}). Why the refill at the
+ * made in the drainer is answered, and by what the meter lost at its cap while such a call was late
+ * and a refund unseen, so a call the model pays for is not throttled but for input read beyond its
+ * estimate ({@code BucketModelInTransitPropertiesTest}, which measures both). Why the refill at the
  * quota once proven: at the target the model fell 165k tokens behind the meter in
  * {@code steady-spike}'s first minutes (0.95, and the lift's 50 s climb), which the spike then found
  * missing; with it the shaper drained slower than {@code sdk-adaptive} in 9 runs of 31 where that
@@ -153,9 +155,9 @@ final class RefundingBucket {
     /** What the model refilled less than the quota since it was last full (given back once proven). */
     private final double[] heldBack;
     /**
-     * Whether the model was full by what this pacer saw, so the meter was too: only then is what it
-     * held back since in the meter's level. A successor resumed without the model (after a crash)
-     * cannot tell an idle minute from its predecessor's calls it never saw.
+     * Whether what the model held back was counted from a level the meter could not be below (a
+     * fresh pacer's 0, or full by what this pacer saw): only then is it in the meter's level. A
+     * successor resumed with its predecessor's level counts from its next full.
      */
     private boolean anchored = true;
     private boolean resumedBlind;
