@@ -140,7 +140,10 @@ final class RefundingBucket {
     private final long[] quotaPerMinute;
     private final long[] level;
     private final double[] remainder;
-    /** The charges that may still be on their way to the meter, oldest first, and their sum per dimension. */
+    /**
+     * The charges that may still be on their way to the meter, oldest first (with those that left
+     * early, until they reach the head), and the sum of those on their way per dimension.
+     */
     private final ArrayDeque<Transit> transit = new ArrayDeque<>();
     private final long[] onTheWay;
     /** Each watched admission's charge while it may be on its way: its settlement or release shows it is not. */
@@ -165,6 +168,8 @@ final class RefundingBucket {
     private final UnansweredCalls unanswered = new UnansweredCalls();
     /** How close the model stood to its ceiling lately, for refunds the meter booked earlier. */
     private final CeilingHistory history = new CeilingHistory();
+    /** {@link #notePeaks}'s reading, kept to spare an array at every refill (neither keeps it). */
+    private final double[] aboveNow;
     private long forgotAt = Long.MIN_VALUE;
     /** When each settled call's refund went into the meter, at the earliest: until its refund is booked. */
     private final Map<Admission, Long> refundedFrom = new IdentityHashMap<>();
@@ -195,6 +200,7 @@ final class RefundingBucket {
         this.remainder = new double[budgets.length];
         this.onTheWay = new long[budgets.length];
         this.heldBack = new double[budgets.length];
+        this.aboveNow = new double[budgets.length];
         Arrays.fill(lags, -1);
         this.minuteHeld = new long[budgets.length];
     }
@@ -363,7 +369,7 @@ final class RefundingBucket {
         }
         refill(share, nowMillis);
         Transit charge = transitOf.remove(admission);
-        boolean onItsWayTillNow = charge != null && transit.contains(charge);
+        boolean onItsWayTillNow = charge != null && charge.onItsWay();
         arrived(charge, nowMillis); // it ran, or never will: on its way no longer
         takeBack(unanswered.answered(admission, nowMillis, quotaPerMinute)); // no answer said when: now
         roll(nowMillis);
@@ -392,18 +398,17 @@ final class RefundingBucket {
         notePeaks(nowMillis);
     }
 
-
     /**
      * The admission ran, and ended at {@code finishedAtMillis} by its processor's clock (0 if
      * unknown): the meter booked its refund no earlier than {@value #LAG_MARGIN_MILLIS} ms before
-     * that (clocks apart), nor before it reached it (any time since, if unknown). If neither window could have taken it, the meter banks what
-     * the model counts.
+     * that (clocks apart), nor before it reached it (any time since, if unknown). If neither window
+     * could have taken it, the meter banks what the model counts.
      */
     void settled(Admission admission, long startedAtMillis, long finishedAtMillis) {
         if (enabled) {
-            long arrived = madeHere.contains(admission) ? admission.admittedAtMillis()
+            long atMeter = madeHere.contains(admission) ? admission.admittedAtMillis()
                     : admission.admittedAtMillis() + spanMillis();
-            refundedFrom.put(admission, Math.max(arrived, finishedAtMillis - LAG_MARGIN_MILLIS));
+            refundedFrom.put(admission, Math.max(atMeter, finishedAtMillis - LAG_MARGIN_MILLIS));
         }
         if (!madeHere.remove(admission) && startedAtMillis > 0) {
             lagSeen(startedAtMillis - admission.admittedAtMillis());
@@ -485,12 +490,11 @@ final class RefundingBucket {
 
     /** Shows the unanswered calls and the history how far the model stands above its ceiling now. */
     private void notePeaks(long nowMillis) {
-        double[] above = new double[level.length];
         for (int i = 0; i < level.length; i++) {
-            above[i] = above(i);
+            aboveNow[i] = above(i);
         }
-        history.remember(nowMillis, above);
-        unanswered.look(nowMillis, above);
+        history.remember(nowMillis, aboveNow);
+        unanswered.look(nowMillis, aboveNow);
     }
 
     /** Level and what was held back, less the ceiling, on dimension {@code index}: at most 0. */
@@ -592,11 +596,17 @@ final class RefundingBucket {
         }
         long span = spanMillis();
         // piecewise: each charge on its way holds the ceiling down until it has surely arrived
-        while (!transit.isEmpty() && transit.peekFirst().atMillis + span <= nowMillis) {
+        while (!transit.isEmpty()) {
             Transit oldest = transit.peekFirst();
-            refillTo(share, Math.max(updatedAt, oldest.atMillis + span));
-            notePeaks(updatedAt);
-            arrived(oldest, updatedAt);
+            if (oldest.onItsWay()) {
+                if (oldest.atMillis + span > nowMillis) {
+                    break;
+                }
+                refillTo(share, Math.max(updatedAt, oldest.atMillis + span));
+                notePeaks(updatedAt);
+                arrived(oldest, updatedAt);
+            }
+            transit.pollFirst(); // arrived, now or before (a start, a settlement, a release)
         }
         refillTo(share, nowMillis);
         notePeaks(nowMillis);
@@ -637,8 +647,9 @@ final class RefundingBucket {
         updatedAt = nowMillis;
     }
 
+    /** The charge is on its way no longer; it leaves the queue when it reaches its head. */
     private void arrived(Transit charge, long atMillis) {
-        if (charge != null && transit.remove(charge)) {
+        if (charge != null && charge.onItsWay()) {
             charge.leftAtMillis = atMillis;
             for (int i = 0; i < onTheWay.length; i++) {
                 onTheWay[i] -= charge.amounts[i];
@@ -670,6 +681,9 @@ final class RefundingBucket {
         long from = nowMillis;
         long ceiling = ceiling(index);
         for (Transit charge : transit) {
+            if (!charge.onItsWay()) {
+                continue;
+            }
             long arrived = charge.atMillis + span;
             if (amount <= ceiling && held + Math.max(0, arrived - from) * perMilli >= amount) {
                 break;
@@ -690,6 +704,10 @@ final class RefundingBucket {
         Transit(long atMillis, long[] amounts) {
             this.atMillis = atMillis;
             this.amounts = amounts;
+        }
+
+        boolean onItsWay() {
+            return leftAtMillis == Long.MAX_VALUE;
         }
     }
 }

@@ -446,9 +446,7 @@ class RefundingBucketTest {
     @Test
     void aCallTheDrainerMadeThatReachedAFullMeterLateIsTakenBackFromTheRefill() {
         RefundingBucket bucket = chargedFromFull(60_000, 1_000);
-        Admission cold = admission("cold", 1_000);
-        bucket.watch(cold, new long[] {60_000}, 1_000);
-        bucket.started(cold, 1.0, 1_000);
+        Admission cold = madeInDrainer(bucket, "cold", 60_000, 1_000);
         assertThat(level(bucket, 1.0, 3_000)).as("taken to have started at once").isEqualTo(64_000);
 
         // its answer: it reached Bedrock 700 ms after the drainer started it; the meter stayed full till then
@@ -460,9 +458,7 @@ class RefundingBucketTest {
     @Test
     void aCallThatNeverEndsIsForgottenAfterFifteenMinutes() {
         RefundingBucket bucket = chargedFromFull(60_000, 1_000);
-        Admission timedOut = admission("timed-out", 1_000);
-        bucket.watch(timedOut, new long[] {60_000}, 1_000);
-        bucket.started(timedOut, 1.0, 1_000);
+        Admission timedOut = madeInDrainer(bucket, "timed-out", 60_000, 1_000);
         long later = 1_000 + RefundingBucket.FORGET_MILLIS + 60_000;
         assertThat(level(bucket, 1.0, later)).isEqualTo(120_000);
 
@@ -474,10 +470,8 @@ class RefundingBucketTest {
     @Test
     void aCallTheDrainerMadeFarBelowTheCapGivesNothingBackForItsLag() {
         RefundingBucket bucket = chargedFromFull(100_000, 1_000); // surely at the meter from 6 s
-        Admission call = admission("call", 7_000);
         bucket.charged(new long[] {10_000}, 1.0, 7_000); // 22,000 - 10,000 left (held at 20,000 till 6 s)
-        bucket.watch(call, new long[] {10_000}, 7_000);
-        bucket.started(call, 1.0, 7_000);
+        Admission call = madeInDrainer(bucket, "call", 10_000, 7_000);
 
         bucket.reached(call, 1.0, 9_000, 9_000);
 
@@ -488,10 +482,8 @@ class RefundingBucketTest {
     @Test
     void aCallTheDrainerMadeBesideAChargeOnItsWayToAFullMeterGivesBackWhatTheMeterMissed() {
         RefundingBucket bucket = chargedFromFull(20_000, 1_000); // on its way to the full meter
-        Admission call = admission("call", 1_000);
         bucket.charged(new long[] {100_000}, 1.0, 1_000); // 0 left
-        bucket.watch(call, new long[] {100_000}, 1_000);
-        bucket.started(call, 1.0, 1_000);
+        Admission call = madeInDrainer(bucket, "call", 100_000, 1_000);
 
         // it reached Bedrock by 3 s: the meter, charged neither call, sat at its cap until then
         bucket.reached(call, 1.0, 3_000, 3_000);
@@ -502,9 +494,7 @@ class RefundingBucketTest {
     @Test
     void aRefundTheMeterBookedAtItsCapIsNotCreditedWhole() {
         RefundingBucket bucket = chargedFromFull(30_000, 0);
-        Admission early = admission("early", 0);
-        bucket.watch(early, new long[] {30_000}, 0);
-        bucket.started(early, 1.0, 0);
+        Admission early = madeInDrainer(bucket, "early", 30_000, 0);
         assertThat(level(bucket, 1.0, 15_000)).as("full again at 15 s").isEqualTo(120_000);
 
         // it ended at 5 s, when the model stood 20,000 below its ceiling; seen at 20 s
@@ -528,6 +518,14 @@ class RefundingBucketTest {
             }
         }
         return low;
+    }
+
+    /** The call charged {@code amount} at {@code atMillis} (just before), made by the drainer itself then. */
+    private static Admission madeInDrainer(RefundingBucket bucket, String id, long amount, long atMillis) {
+        Admission call = admission(id, atMillis);
+        bucket.watch(call, new long[] {amount}, atMillis);
+        bucket.started(call, 1.0, atMillis);
+        return call;
     }
 
     /** A model of the 120k quota, full at {@code atMillis} and charged {@code amount} then. */
