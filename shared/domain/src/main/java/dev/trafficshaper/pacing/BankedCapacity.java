@@ -58,6 +58,7 @@ final class BankedCapacity {
     private boolean trusted;
     private long withdrawnAt = Long.MIN_VALUE;
     private long throttles;
+    private final QuickBank quick = new QuickBank();
 
     BankedCapacity(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -85,7 +86,8 @@ final class BankedCapacity {
         return new PacerState.BankState(withdrawals, open ? episodeStart : PacerState.NEVER, left, credits,
                 factor == Double.POSITIVE_INFINITY ? 0.0 : factor,
                 guard.lastThrottleAt() == Long.MIN_VALUE ? PacerState.NEVER : guard.lastThrottleAt(),
-                open && tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER, PacerState.BucketModelState.NONE);
+                open && tatMicros > nowMillis * 1_000 ? tatMicros : PacerState.NEVER, PacerState.BucketModelState.NONE,
+                open ? quick.export() : PacerState.QuickBankState.NONE);
     }
 
     /** Continues from a predecessor's state; a strict pacer ignores it. */
@@ -110,6 +112,7 @@ final class BankedCapacity {
                 remaining[i] = state.remaining().getOrDefault(budgets[i].dimension(), 0L);
             }
             credited = true;
+            quick.restore(state.quick());
             if (state.nextSlotMicros() > nowMillis * 1_000) {
                 tatMicros = state.nextSlotMicros();
             }
@@ -166,6 +169,7 @@ final class BankedCapacity {
         episodeStart = nowMillis;
         tatMicros = Long.MIN_VALUE;
         trusted = true;
+        quick.opened(share, target, nowMillis);
     }
 
     /** When the bank could pay for {@code amounts}, or {@link Long#MAX_VALUE} if it cannot. */
@@ -193,14 +197,38 @@ final class BankedCapacity {
         }
     }
 
-    /** The bank pays for a call of {@code amounts} (normalised {@code cost}) now. */
-    void spend(long[] amounts, double cost, double target, long nowMillis) {
+    /**
+     * Whether the bank may pay for {@code amounts} beside what the budgets' ledgers hold: always,
+     * unless a call went quickly this episode ({@link QuickBank}); then only within what a bucket
+     * full at the episode's start holds, refilled at the quota.
+     */
+    boolean episodeBucketTakes(DimensionBudget[] budgets, long[] amounts, long nowMillis) {
+        if (!quick.spentQuickly() || !episodeOpen(nowMillis)) {
+            return true;
+        }
+        double minutes = (nowMillis - episodeStart) / (double) EPISODE_MILLIS;
+        for (int i = 0; i < budgets.length; i++) {
+            if (budgets[i].windowSum(nowMillis) + amounts[i] > budgets[i].quotaPerMinute() * (1.0 + minutes)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The bank pays for a call of {@code amounts} (normalised {@code cost}) now, already booked in
+     * the budgets' ledgers: spaced at the bank's rate, or quicker while {@link QuickBank} allows.
+     */
+    void spend(long[] amounts, double cost, double target, DimensionBudget[] budgets, long nowMillis) {
+        boolean withinQuota = true;
         for (int i = 0; i < amounts.length; i++) {
             remaining[i] -= amounts[i];
+            withinQuota &= budgets[i].windowSum(nowMillis) <= budgets[i].quotaPerMinute();
         }
+        double multiple = RATE_MULTIPLE * quick.spend(cost, withinQuota, nowMillis);
         long floor = nowMillis * 1_000 - DimensionBudget.LATENESS_MICROS;
         long base = tatMicros == Long.MIN_VALUE ? nowMillis * 1_000 : Math.max(tatMicros, floor);
-        tatMicros = base + Math.round(cost * 60_000_000.0 / (RATE_MULTIPLE * target));
+        tatMicros = base + Math.round(cost * 60_000_000.0 / (multiple * target));
     }
 
     /**

@@ -401,6 +401,9 @@ public final class Pacer {
         start = Math.max(start, guard);
         if (start > nowMillis) {
             long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
+            if (banked <= nowMillis && !bank.episodeBucketTakes(budgets, amounts(charge), nowMillis)) {
+                banked = Long.MAX_VALUE;
+            }
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, watched(admitBanked(chosen, charge, target, nowMillis), false,
                         nowMillis));
@@ -707,7 +710,7 @@ public final class Pacer {
             credits[i] = booked[1];
         }
         double cost = normalize(charge);
-        bank.spend(amounts, cost, target, nowMillis);
+        bank.spend(amounts, cost, target, budgets, nowMillis);
         bucket.charged(amounts, target, nowMillis);
         served(candidate, cost, target, nowMillis);
         return new Admission(candidate, charge, cost, nowMillis, entries, spaced, credits);

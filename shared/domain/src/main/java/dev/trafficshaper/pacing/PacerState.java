@@ -326,10 +326,12 @@ public record PacerState(
      *                           already past (0 in an older state) is forgotten
      * @param bucketModel        what {@link RefundingBucket} learnt and its level; absent (an older
      *                           state) reads as {@link BucketModelState#NONE}: nothing learnt, empty
+     * @param quick              the open episode's quick pace ({@link QuickBank}); absent (an older
+     *                           state, or no episode open) reads as {@link QuickBankState#NONE}
      */
     public record BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
             Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis,
-            long nextSlotMicros, BucketModelState bucketModel) {
+            long nextSlotMicros, BucketModelState bucketModel, QuickBankState quick) {
 
         public static final BankState NONE = new BankState(0, NEVER, Map.of(), Map.of(), 0.0, NEVER);
 
@@ -337,13 +339,13 @@ public record PacerState(
         public BankState(int withdrawals, long episodeStartMillis, Map<QuotaDimension, Long> remaining,
                 Map<QuotaDimension, List<WindowCharge>> credits, double guardFactor, long guardThrottleAtMillis) {
             this(withdrawals, episodeStartMillis, remaining, credits, guardFactor, guardThrottleAtMillis, NEVER,
-                    BucketModelState.NONE);
+                    BucketModelState.NONE, QuickBankState.NONE);
         }
 
         /** This state with {@code model} as the bucket model's. */
         public BankState withBucketModel(BucketModelState model) {
             return new BankState(withdrawals, episodeStartMillis, remaining, credits, guardFactor,
-                    guardThrottleAtMillis, nextSlotMicros, model);
+                    guardThrottleAtMillis, nextSlotMicros, model, quick);
         }
 
         public BankState {
@@ -358,6 +360,30 @@ public record PacerState(
                     : Collections.unmodifiableMap(new EnumMap<>(remaining));
             credits = credits == null ? Map.of() : Map.copyOf(credits);
             bucketModel = bucketModel == null ? BucketModelState.NONE : bucketModel;
+            quick = quick == null ? QuickBankState.NONE : quick;
+        }
+    }
+
+    /**
+     * The bank's quick pace in its open episode ({@link QuickBank}).
+     *
+     * @param pace               the multiple of the bank's rate its first allotment goes at (1: even)
+     * @param left               what is left of that allotment, normalised as a share of a minute's quota
+     * @param firstQuickAtMillis the first quick call (the ramp's start), or {@link #NEVER}
+     * @param spent              whether a call went quickly: the bank's calls are then bounded by
+     *                           the episode's bucket
+     */
+    public record QuickBankState(double pace, double left, long firstQuickAtMillis, boolean spent) {
+
+        public static final QuickBankState NONE = new QuickBankState(1.0, 0.0, NEVER, false);
+
+        public QuickBankState {
+            if (!(pace >= 1.0 && pace <= QuickBank.MAX_MULTIPLE)) {
+                throw new IllegalArgumentException("pace must be within [1, " + QuickBank.MAX_MULTIPLE + "], was " + pace);
+            }
+            if (!(left >= 0.0)) {
+                throw new IllegalArgumentException("left must not be negative, was " + left);
+            }
         }
     }
 

@@ -181,6 +181,29 @@ class StoredPacerHandoffTest {
         assertThat(handoff.export(predecessor, now)).as("a periodic status carries no model").contains("\"level\":{}");
     }
 
+    @Test
+    void theBanksQuickPaceSurvivesThePublishedJsonAndAnOlderStateReadsAsEven() throws Exception {
+        Pacer predecessor = Pacer.create(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer());
+        long now = T0 + 50_000; // a burst 10 s before the clock minute turns, after an idle minute
+        for (int i = 0; i < 40; i++) {
+            now = admitNext(predecessor, "q" + i, now);
+        }
+        PacerState exported = predecessor.export(now, List.of());
+        String published = handoff.export(predecessor, BackoffState.NONE, List.of(), now);
+        ObjectNode older = (ObjectNode) new ObjectMapper().readTree(published);
+        ((ObjectNode) older.get("bank")).remove("quick");
+
+        assertThat(exported.bank().quick().pace()).as("spent before the turn").isEqualTo(16.0);
+        assertThat(exported.bank().quick().spent()).isTrue();
+        assertThat(exported.bank().quick().firstQuickAtMillis()).isBetween(T0 + 50_000, now);
+        assertThat(published).contains("\"quick\"");
+        assertThat(StoredPacerHandoff.read(published)).contains(exported);
+        assertThat(StoredPacerHandoff.read(older.toString()).orElseThrow().bank().quick())
+                .isEqualTo(PacerState.QuickBankState.NONE);
+        assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(published, now)), now)
+                .export(now, List.of()).bank().quick()).isEqualTo(exported.bank().quick());
+    }
+
     /**
      * A pacer with headroom that has probed and been throttled once, after 16 and more settlements
      * whose input was 80% of the estimate.

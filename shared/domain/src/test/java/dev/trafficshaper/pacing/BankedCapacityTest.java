@@ -57,6 +57,69 @@ class BankedCapacityTest {
     }
 
     /**
+     * A burst 10 s before the clock minute turns, after an idle minute: the bank goes before the
+     * turn (a fixed window would lose what is left of it there), at four times the even rate for
+     * the ramp and then sixteen times, and never more than a bucket full at the burst would hold.
+     */
+    @Test
+    void aBurstTenSecondsBeforeTheTurnSpendsTheBankBeforeItQuicklyWithinABucketFullAtItsStart() {
+        Pacer pacer = Pacer.create(QUOTA, HEADROOM);
+
+        List<Long> times = drain(pacer, 50_000, 120_000);
+
+        assertThat(countBefore(times, 52_000)).as("the ramp: the bank's 4 a second beside the window's 1")
+                .isBetween(9L, 11L);
+        assertThat(countBefore(times, 56_000)).as("the bank's minute spent within 6 s, where evenly 12 calls")
+                .isGreaterThanOrEqualTo(60);
+        for (int i = 0; i < times.size() && times.get(i) < 110_000; i++) {
+            long bucket = 600_000 + 10_000 * (times.get(i) - 50_000) / 1_000; // full at the start, refilled
+            assertThat((i + 1) * 10_000L).as("within what a bucket full at the burst holds, at %d", times.get(i))
+                    .isLessThanOrEqualTo(bucket + 10_000);
+        }
+    }
+
+    /** The same burst with headroom off: the strict bound, no bank, the window's even rate. */
+    @Test
+    void withHeadroomOffTheBurstBeforeTheTurnIsSpacedEvenly() {
+        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(1.0).slowStartMillis(0)
+                .headroom(false).build());
+
+        List<Long> times = drain(pacer, 50_000, 70_000);
+
+        for (int i = 1; i < times.size(); i++) {
+            assertThat(times.get(i) - times.get(i - 1)).isGreaterThanOrEqualTo(999);
+        }
+    }
+
+    /**
+     * Once a call went quickly, the bank's calls stay within what a bucket full at the episode's
+     * start holds: the window keeps spending its own minute beside the bank, and a bank spent up
+     * front leaves a bucket no room for both.
+     */
+    @Test
+    void afterAQuickCallTheBankPaysOnlyWithinTheEpisodesBucket() {
+        BankedCapacity bank = new BankedCapacity(HEADROOM);
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
+        long[] call = {10_000};
+        bank.maybeStart(budgets, 1.0, 50_000);
+        for (int i = 0; i < 60; i++) {
+            budgets[0].charge(call[0], call[0], 1.0, 50_000);
+            bank.spend(call, 10_000 / 600_000.0, 1.0, budgets, 50_000);
+        }
+
+        assertThat(bank.episodeBucketTakes(budgets, call, 50_500)).as("600k held, 605k refilled").isFalse();
+        assertThat(bank.episodeBucketTakes(budgets, call, 51_000)).as("610k refilled").isTrue();
+
+        BankedCapacity even = new BankedCapacity(HEADROOM);
+        DimensionBudget[] evenBudgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
+        even.maybeStart(evenBudgets, 1.0, 0);
+        evenBudgets[0].charge(600_000, 600_000, 1.0, 0);
+        even.spend(new long[] {600_000}, 1.0, 1.0, evenBudgets, 0);
+        assertThat(even.episodeBucketTakes(evenBudgets, call, 500)).as("an even episode: the window's bound alone")
+                .isTrue();
+    }
+
+    /**
      * A call the bank paid for comes back throttled after the target has fallen (throttles of the
      * window's own calls came first) and with the window full: it is the bank's evidence all the
      * same, though the credit would not cover it at the fallen target either, so the credit is
@@ -150,7 +213,7 @@ class BankedCapacityTest {
         bank.maybeStart(budgets, 1.0, 0); // a bank of 600k
         long[] call = {100_000};
         for (int i = 0; i < 6; i++) {
-            bank.spend(call, 0.01, 1.0, i * 1_000L);
+            bank.spend(call, 0.01, 1.0, budgets, i * 1_000L);
         }
         assertThat(bank.slotFor(call, 10_000)).as("spent").isEqualTo(Long.MAX_VALUE);
 
