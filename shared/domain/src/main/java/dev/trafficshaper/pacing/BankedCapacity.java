@@ -198,21 +198,22 @@ final class BankedCapacity {
     }
 
     /**
-     * Whether the bank may pay for {@code amounts} beside what the budgets' ledgers hold: always,
-     * unless a call went quickly this episode ({@link QuickBank}); then only within what a bucket
-     * full at the episode's start holds, refilled at the quota.
+     * From when the bank may pay for {@code amounts} beside what the budgets' ledgers hold: now,
+     * unless a call went quickly this episode ({@link QuickBank}); then once a bucket full at the
+     * episode's start, refilled at the quota, holds it, supposing the ledgers stay as they are (a
+     * later wake-up sees what has settled or left them since); {@link Long#MAX_VALUE} if not
+     * within the episode.
      */
-    boolean episodeBucketTakes(DimensionBudget[] budgets, long[] amounts, long nowMillis) {
+    long episodeBucketFit(DimensionBudget[] budgets, long[] amounts, long nowMillis) {
         if (!quick.spentQuickly() || !episodeOpen(nowMillis)) {
-            return true;
+            return nowMillis;
         }
-        double minutes = (nowMillis - episodeStart) / (double) EPISODE_MILLIS;
+        long fit = nowMillis;
         for (int i = 0; i < budgets.length; i++) {
-            if (budgets[i].windowSum(nowMillis) + amounts[i] > budgets[i].quotaPerMinute() * (1.0 + minutes)) {
-                return false;
-            }
+            double beyond = (double) (budgets[i].windowSum(nowMillis) + amounts[i]) / budgets[i].quotaPerMinute() - 1.0;
+            fit = Math.max(fit, episodeStart + (long) Math.ceil(beyond * EPISODE_MILLIS));
         }
-        return true;
+        return fit < episodeStart + EPISODE_MILLIS ? fit : Long.MAX_VALUE;
     }
 
     /**

@@ -401,8 +401,8 @@ public final class Pacer {
         start = Math.max(start, guard);
         if (start > nowMillis) {
             long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
-            if (banked <= nowMillis && !bank.episodeBucketTakes(budgets, amounts(charge), nowMillis)) {
-                banked = Long.MAX_VALUE;
+            if (banked <= nowMillis) {
+                banked = bank.episodeBucketFit(budgets, amounts(charge), nowMillis);
             }
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, watched(admitBanked(chosen, charge, target, nowMillis), false,

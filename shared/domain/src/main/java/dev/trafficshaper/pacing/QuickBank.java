@@ -12,10 +12,11 @@ package dev.trafficshaper.pacing;
  * {@code sdk-adaptive}). So the first allotment goes at the pace that spends it
  * {@value #TURN_MARGIN_MILLIS} ms before the turn (a call reaches the meter a dispatch after it is
  * sent), where that pace is more than {@value #QUICK_FROM} times the even rate (even spacing
- * would leave more than half the bank at the turn); an episode opening
- * earlier in its minute keeps the even rate and is unchanged. Quick, never past the quota: a call
- * goes quickly only while the 60 s ledger, the call included, holds no more than the quota on every
- * dimension (what every meter takes after an idle minute).
+ * would leave more than half the bank at that margin); with a whole bank, an episode opening in
+ * the first 20 s of its minute keeps the even rate and is unchanged. The ramp below ends it up to
+ * 2 s × (1 − {@value #RAMP_MULTIPLE} ÷ pace) later (1.3 s at 12 times), within the margin. Quick,
+ * never past the quota: a call goes quickly only while the 60 s ledger, the call included, holds
+ * no more than the quota on every dimension (what every meter takes after an idle minute).
  *
  * <pre>
  *   the episode opens t ms into its clock minute, with share s of the target:
@@ -38,9 +39,11 @@ package dev.trafficshaper.pacing;
  * ({@code claude-burndown-overreserved} 1.005× → 1.53× the oracle).
  *
  * <p>Load states: <b>even</b> (the episode opened early in its minute, or none is open);
- * <b>ramping</b> and <b>quick</b> (the allotment going); <b>spent</b> (the allotment gone or the
- * ledger full: the bank at its even rate, bounded as above). A successor resumes all of it
- * ({@link PacerState.QuickBankState}).
+ * <b>ramping</b> and <b>quick</b> (the allotment going); <b>spent</b> (the allotment gone: the
+ * bank at its even rate, bounded as above once a call went quickly). What settled calls give back
+ * goes to the bank ({@link BankedCapacity}) at its even rate, not to the allotment: the ledger's
+ * bound, not the allotment, ends the quick calls where reservations are well above use. A
+ * successor resumes all of it ({@link PacerState.QuickBankState}).
  */
 final class QuickBank {
 

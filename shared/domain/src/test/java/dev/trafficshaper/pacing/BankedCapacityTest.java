@@ -107,16 +107,19 @@ class BankedCapacityTest {
             bank.spend(call, 10_000 / 600_000.0, 1.0, budgets, 50_000);
         }
 
-        assertThat(bank.episodeBucketTakes(budgets, call, 50_500)).as("600k held, 605k refilled").isFalse();
-        assertThat(bank.episodeBucketTakes(budgets, call, 51_000)).as("610k refilled").isTrue();
+        assertThat(bank.episodeBucketFit(budgets, call, 50_500)).as("600k held, 605k refilled: 610k at 51 s")
+                .isEqualTo(51_000);
+        assertThat(bank.episodeBucketFit(budgets, call, 51_000)).as("610k refilled").isEqualTo(51_000);
+        assertThat(bank.episodeBucketFit(budgets, new long[] {700_000}, 51_000)).as("not within the episode")
+                .isEqualTo(Long.MAX_VALUE);
 
         BankedCapacity even = new BankedCapacity(HEADROOM);
         DimensionBudget[] evenBudgets = {new DimensionBudget(QuotaDimension.TOKENS, 600_000)};
         even.maybeStart(evenBudgets, 1.0, 0);
         evenBudgets[0].charge(600_000, 600_000, 1.0, 0);
         even.spend(new long[] {600_000}, 1.0, 1.0, evenBudgets, 0);
-        assertThat(even.episodeBucketTakes(evenBudgets, call, 500)).as("an even episode: the window's bound alone")
-                .isTrue();
+        assertThat(even.episodeBucketFit(evenBudgets, call, 500)).as("an even episode: the window's bound alone")
+                .isEqualTo(500);
     }
 
     /**

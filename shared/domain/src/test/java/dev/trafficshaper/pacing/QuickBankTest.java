@@ -20,6 +20,15 @@ class QuickBankTest {
     }
 
     @Test
+    void justPastTwiceTheEvenRateTheEpisodeGoesQuickly() {
+        QuickBank quick = new QuickBank();
+        quick.opened(1.0, 0.95, MINUTE + 20_001); // 29,999 ms left before the margin
+
+        assertThat(quick.spend(0.01, true, MINUTE + 20_001)).isCloseTo(2.0, within(0.001)).isGreaterThan(2.0);
+        assertThat(quick.spentQuickly()).isTrue();
+    }
+
+    @Test
     void anEpisodeOpeningTenSecondsBeforeTheTurnRampsAtFourTimesThenGoesAtSixteen() {
         QuickBank quick = new QuickBank();
         quick.opened(1.0, 0.95, MINUTE + 50_000);
