@@ -375,6 +375,7 @@ public final class Pacer {
         }
         Candidate chosen = choose(eligible);
         Charge charge = Charge.reservation(quota, reserved(chosen.expected()));
+        long[] amounts = amounts(charge);
         double target = target(nowMillis);
         double forgiveness = headroom.forgiveness();
         bank.maybeStart(budgets, target, nowMillis);
@@ -396,13 +397,13 @@ public final class Pacer {
             windowBinds |= fit > nowMillis && fit >= slot;
         }
         boolean minuteMayHelp = !minute.off() && headroom.budgetAllows(nowMillis);
-        start = Math.max(start, minute.windowFit(budgets, amounts(charge), target, slidingFit, minuteMayHelp, nowMillis));
+        start = Math.max(start, minute.windowFit(budgets, amounts, target, slidingFit, minuteMayHelp, nowMillis));
         long guard = bunching.nextSlot(nowMillis);
         start = Math.max(start, guard);
         if (start > nowMillis) {
-            long banked = Math.max(guard, bank.slotFor(amounts(charge), nowMillis));
+            long banked = Math.max(guard, bank.slotFor(amounts, nowMillis));
             if (banked <= nowMillis) {
-                banked = bank.episodeBucketFit(budgets, amounts(charge), nowMillis);
+                banked = bank.episodeBucketFit(budgets, amounts, nowMillis);
             }
             if (banked <= nowMillis) {
                 return new Decision.Admit(chosen, watched(admitBanked(chosen, charge, target, nowMillis), false,
@@ -411,7 +412,7 @@ public final class Pacer {
             long modelled = Long.MAX_VALUE;
             boolean budgetRoom = headroom.budgetAllows(nowMillis);
             if (bucket.paying(bank.share() >= 1.0, budgetRoom, nowMillis)) {
-                modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts(charge), target, nowMillis));
+                modelled = Math.max(Math.max(spacing, guard), bucket.fitAt(amounts, target, nowMillis));
                 if (modelled <= nowMillis) {
                     Admission admission = admit(chosen, charge, target, 1.0, nowMillis);
                     bucket.paidFor(admission, budgetRoom);
@@ -425,7 +426,7 @@ public final class Pacer {
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }
         double spacingMultiple = minute.acting(nowMillis) && headroom.budgetAllows(nowMillis)
-                && minute.fits(budgets, amounts(charge), target, nowMillis)
+                && minute.fits(budgets, amounts, target, nowMillis)
                 ? minute.spacingMultiple(bank.banking(nowMillis), nowMillis) : 1.0;
         // a call the clock minute sends, or spaces for, is the learner's: its throttle is in the budget
         boolean learnerSent = slidingFit > nowMillis;
