@@ -31,7 +31,12 @@ import java.util.TreeMap;
  *       if the window did not hold the queue back (the minute's account, not the open calls, does)
  *   on a throttle while f > 0 or l > 0:  f' = f / 2, l' = l / 2 (below 1/64 of a step: 0),
  *       and the wait before the next step doubles (20 s, 40 s, … up to 10 min); it is back to
- *       10 s once the last 10 minutes hold no probe throttle
+ *       10 s once the last 10 minutes hold no probe throttle; but
+ *     with the strict window over the ceiling (only forgiveness had room for the call) and f > 0:
+ *       f' = 0, l stays, the wait stays (it doubles from the second such refusal on), and from
+ *       then on l steps before f (f steps again only once l is at the ceiling)
+ *     with the pacer spending its ceiling (the quota by default), not the same answer:
+ *       l' = l − 0.01 (one step back), f' = f / 2, the wait doubles
  *   the same answer: up to {@value #SAME_ANSWER_THROTTLES} more throttles of calls sent before that
  *       back-off count in the budget and change nothing else; past them each backs off again (a
  *       bunch that large says the meter is tighter than one step explains)
@@ -58,6 +63,23 @@ import java.util.TreeMap;
  * it had (fixed-window {@code extreme-spike}, seed 45: 3.92M of 4.0M tokens in that minute, 304.9 s
  * against the oracle's 249.1 s); stepping the lift there, 4.0M and 304.3 s, and over seeds 42–51
  * the fixed window's runs above 1.10× the oracle 43 → 33, the sliding window's unchanged.
+ *
+ * Why a refusal over the strict window is forgiveness's alone: the lift never takes the window
+ * past the ceiling, so a call refused there went on the open calls' excess the pacer forgave,
+ * which a window meter holds until each call settles. Halving both, as for any refusal, halved a
+ * lift the meter had let through and kept stepping forgiveness first, which the meter refused
+ * again: sliding-window {@code over-reservation} sat at 0.953–0.957 of the quota from 50 s to the
+ * end (1.052× the oracle, 12 s behind {@code sdk-adaptive}); with forgiveness withdrawn alone,
+ * 1.037×, ahead of it. Over seeds 42–51 it cost sliding-window
+ * {@code claude-burndown-overreserved} 0.015–0.025× in three seeds (README, "Against the oracle").
+ *
+ * <p>Why a refusal at the ceiling steps back once: with the pacer at the quota itself, the meter's
+ * edge is there and the estimates' noise alone finds it, while the step below went through.
+ * Halving the lift there put sliding-window {@code at-quota} at 0.975 of the quota after each
+ * refusal, climbing back a step per doubled wait (1.019× the oracle, 7.6 s behind
+ * {@code sdk-adaptive}); one step back, 1.011×. A bunch refused past its same answers halves as
+ * before: a tighter meter (invisible load) answers that way, and stepping back once there slowed
+ * the back-off (token-bucket {@code background-quarter} +0.7 s, kept).
  *
  * <p>The doubling wait is what a meter that forgives nothing (a window holding each reservation until
  * the call ends) calls for: every step up there ends in a throttle, and probing it every 10 s spent
@@ -100,6 +122,18 @@ final class Headroom {
     private long probeThrottles;
     private long lastBackOffAt = Long.MIN_VALUE;
     private int sameAnswers;
+    /** The meter refused a call only forgiveness had room for: the lift steps first from then on. */
+    private boolean forgivenessRefused;
+
+    /** Where a refused call stood in the pacer's own accounts, which decides what backs off. */
+    enum Refusal {
+        /** Below the ceiling: forgiveness and lift both halve. */
+        BELOW_CEILING,
+        /** With the pacer spending its ceiling: the meter's edge; the lift steps back once. */
+        AT_CEILING,
+        /** With the strict window over the ceiling: only forgiveness had room for it. */
+        OVER_STRICT_WINDOW
+    }
 
     Headroom(PacerSettings settings) {
         this.enabled = settings.headroom();
@@ -160,7 +194,8 @@ final class Headroom {
         if (throttles.isEmpty()) {
             stepMillis = STEP_MILLIS; // ten minutes without a probe throttle: step at the base pace again
         }
-        if (windowBinds && forgiveness < 1.0) {
+        boolean forgivenessFirst = !forgivenessRefused || lift >= maxLift;
+        if (windowBinds && forgiveness < 1.0 && forgivenessFirst) {
             forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
         } else if (lift < maxLift) {
             lift = Math.min(maxLift, lift + LIFT_STEP);
@@ -182,6 +217,15 @@ final class Headroom {
      * are that back-off's answer: they count in the budget and change nothing else.
      */
     boolean throttled(long admittedAtMillis, long nowMillis) {
+        return throttled(admittedAtMillis, Refusal.BELOW_CEILING, nowMillis);
+    }
+
+    /**
+     * The same, knowing where the call stood ({@link Refusal}): a call only forgiveness had room for
+     * withdraws forgiveness alone (calls sent before that withdrawal count in the budget and change
+     * nothing else); one refused with the pacer at its ceiling steps the lift back once.
+     */
+    boolean throttled(long admittedAtMillis, Refusal refusal, long nowMillis) {
         if (!probing()) {
             return false;
         }
@@ -196,6 +240,12 @@ final class Headroom {
         probeThrottles++;
         throttles.addLast(nowMillis);
         boolean sameAnswer = admittedAtMillis <= lastBackOffAt;
+        if (refusal == Refusal.OVER_STRICT_WINDOW && (forgiveness > 0 || (sameAnswer && forgivenessRefused))) {
+            if (forgiveness > 0) {
+                withdrawForgiveness(nowMillis);
+            }
+            return true;
+        }
         if (sameAnswer && sameAnswers < SAME_ANSWER_THROTTLES) {
             sameAnswers++;
             return true; // sent before the last back-off: that answer, already acted on
@@ -206,13 +256,28 @@ final class Headroom {
         lastBackOffAt = nowMillis;
         stepMillis = Math.min(MAX_STEP_MILLIS, stepMillis * 2);
         forgiveness = halve(forgiveness, FORGIVENESS_STEP);
-        lift = halve(lift, LIFT_STEP);
+        lift = refusal == Refusal.AT_CEILING && !sameAnswer ? stepBack(lift) : halve(lift, LIFT_STEP);
         if (!budgetHasRoom(nowMillis)) {
             forgiveness = 0;
             lift = 0;
         }
         lastChangeAt = nowMillis;
         return true;
+    }
+
+    /** The meter refused what only forgiveness had room for: none from now, the lift kept. */
+    private void withdrawForgiveness(long nowMillis) {
+        if (forgivenessRefused) {
+            stepMillis = Math.min(MAX_STEP_MILLIS, stepMillis * 2); // refused again after the lift topped out
+        }
+        forgivenessRefused = true;
+        forgiveness = 0;
+        lastBackOffAt = nowMillis;
+        sameAnswers = 0;
+        if (!budgetHasRoom(nowMillis)) {
+            lift = 0;
+        }
+        lastChangeAt = nowMillis;
     }
 
     /**
@@ -286,7 +351,8 @@ final class Headroom {
         List<PacerState.BudgetMinute> list = new ArrayList<>(minutes.size());
         minutes.forEach((start, counts) -> list.add(new PacerState.BudgetMinute(start, counts[0], counts[1], counts[2])));
         long changed = lastChangeAt == Long.MIN_VALUE || lastChangeAt > capturedAtMillis ? PacerState.NEVER : lastChangeAt;
-        return new PacerState.HeadroomState(stepMillis, changed, list);
+        PacerState.HeadroomState state = new PacerState.HeadroomState(stepMillis, changed, list);
+        return forgivenessRefused ? state.withForgivenessRefused() : state;
     }
 
     /** The latest time headroom has booked anything at: a capture must not be before it. */
@@ -307,6 +373,7 @@ final class Headroom {
             return;
         }
         stepMillis = state.stepMillis();
+        forgivenessRefused = state.forgivenessRefused();
         lastChangeAt = state.lastChangeAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.lastChangeAtMillis();
         for (PacerState.BudgetMinute minute : state.minutes()) {
             // Minutes within one 10-minute window fall in distinct buckets of the ring.
@@ -345,6 +412,12 @@ final class Headroom {
 
     private static int bucketIndex(long nowMillis) {
         return (int) Math.floorMod(Math.floorDiv(nowMillis, BUCKET_MILLIS), (long) BUCKETS);
+    }
+
+    /** One lift step back; nothing once less than a step is left. */
+    private static double stepBack(double value) {
+        double back = value - LIFT_STEP;
+        return back < LIFT_STEP / 64 ? 0.0 : back;
     }
 
     private static double halve(double value, double step) {

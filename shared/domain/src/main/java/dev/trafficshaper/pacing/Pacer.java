@@ -541,7 +541,7 @@ public final class Pacer {
             return;
         }
         catchUp.throttled(nowMillis); // a throttle the pacer did not expect: spend no faster than evenly
-        if (!headroom.throttled(admission.admittedAtMillis(), nowMillis)) {
+        if (!headroom.throttled(admission.admittedAtMillis(), refusal(nowMillis), nowMillis)) {
             feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
     }
@@ -553,6 +553,18 @@ public final class Pacer {
             state = state.withThrottleCeiling(ceiling, feedback.slowLine(capturedAt));
         }
         return catchUp.withdrawals() == 0 ? state : state.withCatchUpWithdrawals(catchUp.withdrawals());
+    }
+
+    /**
+     * Where a call refused now stood for headroom: the lift never takes the strict window past the
+     * ceiling, so a window over it had room only by forgiveness.
+     */
+    private Headroom.Refusal refusal(long nowMillis) {
+        double ceiling = settings.headroomCeiling();
+        if (windowFill(nowMillis) > ceiling) {
+            return Headroom.Refusal.OVER_STRICT_WINDOW;
+        }
+        return target(nowMillis) >= ceiling ? Headroom.Refusal.AT_CEILING : Headroom.Refusal.BELOW_CEILING;
     }
 
     /** The strict window's charges as a share of the quota, in its fullest dimension. */

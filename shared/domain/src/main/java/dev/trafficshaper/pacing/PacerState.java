@@ -225,26 +225,38 @@ public record PacerState(
      *                           state's target while it climbs to the ceiling; 0 when no ceiling
      * @param catchUpWithdrawals how many times {@link CatchUp}'s quicker spending was halved; 0 (what
      *                           an older state reads as) when never
+     * @param forgivenessRefused whether the meter refused a call only forgiveness had room for
+     *                           ({@link Headroom}): the lift then steps before forgiveness; false
+     *                           (what an older state reads as) when not
      */
     public record HeadroomState(long stepMillis, long lastChangeAtMillis, List<BudgetMinute> minutes,
-                                double throttleCeiling, double recoveryLine, int catchUpWithdrawals) {
+                                double throttleCeiling, double recoveryLine, int catchUpWithdrawals,
+                                boolean forgivenessRefused) {
 
         /** Nothing learnt: the base step, no step taken, no calls to spend on. */
         public static final HeadroomState NONE = new HeadroomState(Headroom.STEP_MILLIS, NEVER, List.of());
 
         /** A budget and step with no throttle ceiling known and no catch-up withdrawn. */
         public HeadroomState(long stepMillis, long lastChangeAtMillis, List<BudgetMinute> minutes) {
-            this(stepMillis, lastChangeAtMillis, minutes, 0.0, 0.0, 0);
+            this(stepMillis, lastChangeAtMillis, minutes, 0.0, 0.0, 0, false);
         }
 
         /** The same budget, with the throttle feedback's ceiling and slow line at capture. */
         public HeadroomState withThrottleCeiling(double ceiling, double slowLine) {
-            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, ceiling, slowLine, catchUpWithdrawals);
+            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, ceiling, slowLine, catchUpWithdrawals,
+                    forgivenessRefused);
         }
 
         /** The same budget, with the catch-up's withdrawals. */
         public HeadroomState withCatchUpWithdrawals(int withdrawals) {
-            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, throttleCeiling, recoveryLine, withdrawals);
+            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, throttleCeiling, recoveryLine, withdrawals,
+                    forgivenessRefused);
+        }
+
+        /** The same budget, noting that the meter refused a call only forgiveness had room for. */
+        public HeadroomState withForgivenessRefused() {
+            return new HeadroomState(stepMillis, lastChangeAtMillis, minutes, throttleCeiling, recoveryLine,
+                    catchUpWithdrawals, true);
         }
 
         /** Most minutes a 10-minute window touches. */

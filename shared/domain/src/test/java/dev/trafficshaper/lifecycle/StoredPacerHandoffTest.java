@@ -126,7 +126,7 @@ class StoredPacerHandoffTest {
             if (decision instanceof Decision.Admit admit) {
                 // throttles 2 s apart once the first window has passed: headroom's probe and its bucket
                 // model take the first ones while its budget has room, the target the rest
-                if (now > T0 + 140_000 && throttled < 12 && now > T0 + 140_000 + throttled * 2_000L) {
+                if (now > T0 + 140_000 && throttled < 13 && now > T0 + 140_000 + throttled * 2_000L) {
                     predecessor.throttled(admit.admission(), now);
                     throttled++;
                 } else {

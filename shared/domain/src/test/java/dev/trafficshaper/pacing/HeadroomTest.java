@@ -6,6 +6,7 @@ import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.TokenUsage;
 import java.util.ArrayList;
 import java.util.List;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 class HeadroomTest {
@@ -95,6 +96,107 @@ class HeadroomTest {
         assertThat(headroom.forgiveness()).isEqualTo(0.1875);
         headroom.throttled(61_300, 61_700);
         assertThat(headroom.forgiveness()).as("a fourth of the bunch backs off again").isEqualTo(0.09375);
+    }
+
+    /** Probes to forgiveness {@code 0.25} and lift {@code 0.05} (the ceiling above a 0.95 target) by 80 s. */
+    private static Headroom liftedAndForgiving() {
+        Headroom headroom = withCalls(ON, 1_000);
+        headroom.backlogged(false, 0);
+        for (int step = 1; step <= 8; step++) {
+            headroom.backlogged(step > 6, step * 10_000L); // the sixth step tops the lift out at the ceiling
+        }
+        assertThat(headroom.lift()).isEqualTo(0.05, Offset.offset(1e-9));
+        assertThat(headroom.forgiveness()).isEqualTo(0.25);
+        return headroom;
+    }
+
+    /**
+     * The lift never takes the strict window past the ceiling, so a call refused with it there had
+     * room only by forgiveness: forgiveness goes, the lift and the wait stay, and the lift steps
+     * first from then on, also while the window binds.
+     */
+    @Test
+    void aRefusalOverTheStrictWindowWithdrawsForgivenessAloneAndTheLiftStepsFirstFromThen() {
+        Headroom headroom = liftedAndForgiving();
+        headroom.throttled(80_000); // a refusal below the ceiling: both halve, the wait doubles to 20 s
+        assertThat(headroom.lift()).isEqualTo(0.025, Offset.offset(1e-9));
+        assertThat(headroom.forgiveness()).isEqualTo(0.125);
+
+        assertThat(headroom.throttled(90_000, Headroom.Refusal.OVER_STRICT_WINDOW, 90_500)).isTrue();
+        assertThat(headroom.forgiveness()).isZero();
+        assertThat(headroom.lift()).as("kept").isEqualTo(0.025, Offset.offset(1e-9));
+        assertThat(headroom.throttled(90_100, Headroom.Refusal.OVER_STRICT_WINDOW, 90_600))
+                .as("a call sent before the withdrawal: its answer").isTrue();
+        assertThat(headroom.probeThrottles()).isEqualTo(3);
+
+        List<String> trace = new ArrayList<>();
+        for (long now = 110_500; now <= 230_500; now += 20_000) {
+            headroom.backlogged(true, now);
+            trace.add(String.format("%.3f/%.3f", headroom.forgiveness(), headroom.lift()));
+        }
+        assertThat(trace).as("the wait unchanged at 20 s; forgiveness once the lift is at the ceiling")
+                .containsExactly("0.000/0.035", "0.000/0.045", "0.000/0.050", "0.125/0.050", "0.250/0.050",
+                        "0.375/0.050", "0.500/0.050");
+    }
+
+    @Test
+    void aSecondRefusalOverTheStrictWindowDoublesTheWaitAndARefusalWithoutForgivenessIsAnyOther() {
+        Headroom headroom = liftedAndForgiving();
+        headroom.throttled(85_000, Headroom.Refusal.OVER_STRICT_WINDOW, 85_000);
+        headroom.backlogged(true, 95_000);
+        assertThat(headroom.forgiveness()).as("the lift is at the ceiling: forgiveness steps").isEqualTo(0.125);
+
+        headroom.throttled(100_000, Headroom.Refusal.OVER_STRICT_WINDOW, 100_000);
+        assertThat(headroom.forgiveness()).isZero();
+        headroom.backlogged(true, 119_999);
+        assertThat(headroom.forgiveness()).isZero();
+        headroom.backlogged(true, 120_000);
+        assertThat(headroom.forgiveness()).as("a step 20 s on").isEqualTo(0.125);
+
+        assertThat(headroom.throttled(120_500, Headroom.Refusal.OVER_STRICT_WINDOW, 121_000)).isTrue();
+        assertThat(headroom.forgiveness()).isZero();
+        double lift = headroom.lift();
+        assertThat(headroom.throttled(122_000, Headroom.Refusal.OVER_STRICT_WINDOW, 122_000))
+                .as("nothing forgiven to withdraw: a refusal like any other").isTrue();
+        assertThat(headroom.lift()).isEqualTo(lift / 2);
+    }
+
+    /**
+     * At the ceiling the meter's edge is the quota itself, where the step below went through: one
+     * step back, not half the lift. A bunch past its same answers says a tighter meter: half.
+     */
+    @Test
+    void aRefusalAtTheCeilingStepsTheLiftBackOnceAndABunchPastItsSameAnswersHalvesIt() {
+        Headroom headroom = liftedAndForgiving();
+
+        assertThat(headroom.throttled(79_900, Headroom.Refusal.AT_CEILING, 80_000)).isTrue();
+        assertThat(headroom.lift()).isEqualTo(0.04, Offset.offset(1e-9));
+        assertThat(headroom.forgiveness()).as("halved as for any refusal").isEqualTo(0.125);
+        headroom.throttled(79_950, Headroom.Refusal.AT_CEILING, 80_100);
+        headroom.throttled(79_960, Headroom.Refusal.AT_CEILING, 80_100);
+        assertThat(headroom.lift()).as("the same answer").isEqualTo(0.04, Offset.offset(1e-9));
+        headroom.throttled(79_970, Headroom.Refusal.AT_CEILING, 80_200);
+        assertThat(headroom.lift()).as("a fourth of the bunch").isEqualTo(0.02, Offset.offset(1e-9));
+
+        headroom.backlogged(false, 119_999);
+        assertThat(headroom.lift()).isEqualTo(0.02, Offset.offset(1e-9));
+        headroom.backlogged(false, 120_200);
+        assertThat(headroom.lift()).as("the wait doubled twice: 40 s").isEqualTo(0.03,
+                Offset.offset(1e-9));
+    }
+
+    @Test
+    void aRefusedForgivenessIsHandedOver() {
+        Headroom headroom = liftedAndForgiving();
+        headroom.throttled(85_000, Headroom.Refusal.OVER_STRICT_WINDOW, 85_000);
+        headroom.throttled(86_000, 86_000); // halves the lift and doubles the wait: 20 s
+        assertThat(headroom.export(90_000).forgivenessRefused()).isTrue();
+
+        Headroom successor = handedOff(headroom, 90_000);
+        successor.backlogged(true, 106_000);
+        assertThat(successor.forgiveness()).as("the lift first, though the window binds").isZero();
+        assertThat(successor.lift()).isEqualTo(0.035, Offset.offset(1e-9));
+        assertThat(withCalls(ON, 10).export(1_000).forgivenessRefused()).isFalse();
     }
 
     @Test
@@ -300,7 +402,7 @@ class HeadroomTest {
             headroom.backlogged(false, step * 10_000L);
         }
 
-        assertThat(headroom.lift()).isCloseTo(0.97 - 0.95, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(headroom.lift()).isCloseTo(0.97 - 0.95, Offset.offset(1e-12));
         assertThat(headroom.forgiveness()).as("once the lift is at the ceiling, the steps go to forgiveness")
                 .isGreaterThanOrEqualTo(0.875);
     }
