@@ -73,11 +73,11 @@ import java.util.TreeMap;
  * 1.037×, ahead of it. Over seeds 42–51 it cost sliding-window
  * {@code claude-burndown-overreserved} 0.015–0.025× in three seeds (README, "Against the oracle").
  *
- * <p>Why a refusal at the ceiling steps back once: with the pacer at the quota itself, the meter's
+ * Why a refusal at the ceiling steps back once: with the pacer at the quota itself, the meter's
  * edge is there and the estimates' noise alone finds it, while the step below went through.
  * Halving the lift there put sliding-window {@code at-quota} at 0.975 of the quota after each
  * refusal, climbing back a step per doubled wait (1.019× the oracle, 7.6 s behind
- * {@code sdk-adaptive}); one step back, 1.011×. A bunch refused past its same answers halves as
+ * {@code sdk-adaptive}); one step back, 1.008× (1.010× beside the rule above). A bunch refused past its same answers halves as
  * before: a tighter meter (invisible load) answers that way, and stepping back once there slowed
  * the back-off (token-bucket {@code background-quarter} +0.7 s, kept).
  *
