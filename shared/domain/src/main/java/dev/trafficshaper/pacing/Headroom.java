@@ -34,7 +34,9 @@ import java.util.TreeMap;
  *       10 s once the last 10 minutes hold no probe throttle; but
  *     with the strict window over the ceiling (only forgiveness had room for the call) and f > 0:
  *       f' = 0, l stays, the wait stays (it doubles from the second such refusal on), and from
- *       then on l steps before f (f steps again only once l is at the ceiling)
+ *       then on, for the rest of the run and a successor's, l steps before f (f steps again only
+ *       once l is at the ceiling); refusals over the window of calls sent before that withdrawal
+ *       are its answer: they count in the budget and change nothing else
  *     with the pacer spending its ceiling (the quota by default), not the same answer:
  *       l' = l − 0.01 (one step back), f' = f / 2, the wait doubles
  *   the same answer: up to {@value #SAME_ANSWER_THROTTLES} more throttles of calls sent before that
@@ -124,6 +126,8 @@ final class Headroom {
     private int sameAnswers;
     /** The meter refused a call only forgiveness had room for: the lift steps first from then on. */
     private boolean forgivenessRefused;
+    /** When forgiveness was last withdrawn: refusals of calls sent before it over the window are its answer. */
+    private long forgivenessWithdrawnAt = Long.MIN_VALUE;
 
     /** Where a refused call stood in the pacer's own accounts, which decides what backs off. */
     enum Refusal {
@@ -194,7 +198,7 @@ final class Headroom {
         if (throttles.isEmpty()) {
             stepMillis = STEP_MILLIS; // ten minutes without a probe throttle: step at the base pace again
         }
-        boolean forgivenessFirst = !forgivenessRefused || lift >= maxLift;
+        boolean forgivenessFirst = !forgivenessRefused || lift >= maxLift - LIFT_STEP / 64;
         if (windowBinds && forgiveness < 1.0 && forgivenessFirst) {
             forgiveness = Math.min(1.0, forgiveness + FORGIVENESS_STEP);
         } else if (lift < maxLift) {
@@ -222,8 +226,10 @@ final class Headroom {
 
     /**
      * The same, knowing where the call stood ({@link Refusal}): a call only forgiveness had room for
-     * withdraws forgiveness alone (calls sent before that withdrawal count in the budget and change
-     * nothing else); one refused with the pacer at its ceiling steps the lift back once.
+     * withdraws forgiveness alone (refusals over the window of calls sent before that withdrawal
+     * count in the budget and change nothing else; any other refusal is answered as before); one
+     * refused with the pacer at its ceiling steps the lift back once. A throttle taken without a
+     * back-off that leaves the budget without room ends the probe, as one that backs off does.
      */
     boolean throttled(long admittedAtMillis, Refusal refusal, long nowMillis) {
         if (!probing()) {
@@ -240,15 +246,17 @@ final class Headroom {
         probeThrottles++;
         throttles.addLast(nowMillis);
         boolean sameAnswer = admittedAtMillis <= lastBackOffAt;
-        if (refusal == Refusal.OVER_STRICT_WINDOW && (forgiveness > 0 || (sameAnswer && forgivenessRefused))) {
+        if (refusal == Refusal.OVER_STRICT_WINDOW
+                && (forgiveness > 0 || admittedAtMillis <= forgivenessWithdrawnAt)) {
             if (forgiveness > 0) {
                 withdrawForgiveness(nowMillis);
             }
-            return true;
+            // a call sent on the forgiveness withdrawn: that answer, already acted on
+            return outOfBudgetAfter(nowMillis);
         }
         if (sameAnswer && sameAnswers < SAME_ANSWER_THROTTLES) {
             sameAnswers++;
-            return true; // sent before the last back-off: that answer, already acted on
+            return outOfBudgetAfter(nowMillis); // sent before the last back-off: that answer, already acted on
         }
         if (!sameAnswer) {
             sameAnswers = 0;
@@ -272,12 +280,21 @@ final class Headroom {
         }
         forgivenessRefused = true;
         forgiveness = 0;
-        lastBackOffAt = nowMillis;
-        sameAnswers = 0;
-        if (!budgetHasRoom(nowMillis)) {
-            lift = 0;
-        }
+        forgivenessWithdrawnAt = nowMillis;
         lastChangeAt = nowMillis;
+    }
+
+    /**
+     * After a throttle the probe took without backing off: if it left the budget without room,
+     * forgiveness and lift fall to the strict bound, as after a back-off. Returns true (the probe's).
+     */
+    private boolean outOfBudgetAfter(long nowMillis) {
+        if (!budgetHasRoom(nowMillis)) {
+            forgiveness = 0;
+            lift = 0;
+            lastChangeAt = nowMillis;
+        }
+        return true;
     }
 
     /**

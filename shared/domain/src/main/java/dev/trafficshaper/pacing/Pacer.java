@@ -53,6 +53,8 @@ import java.util.Map;
 public final class Pacer {
 
     private static final Comparator<Candidate> WITHIN_TENANT = Candidate.WITHIN_TENANT;
+    /** Lift steps of 0.01 summed may miss the ceiling by a rounding error: at it within this. */
+    private static final double CEILING_TOLERANCE = 1e-9;
 
     private final Quota quota;
     private final PacerSettings settings;
@@ -519,6 +521,7 @@ public final class Pacer {
             release(admission, nowMillis);
             return;
         }
+        Headroom.Refusal refusal = refusal(nowMillis); // with the refused call's own charge still in the window
         boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), target(nowMillis), nowMillis);
         boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
         release(admission, nowMillis);
@@ -541,7 +544,7 @@ public final class Pacer {
             return;
         }
         catchUp.throttled(nowMillis); // a throttle the pacer did not expect: spend no faster than evenly
-        if (!headroom.throttled(admission.admittedAtMillis(), refusal(nowMillis), nowMillis)) {
+        if (!headroom.throttled(admission.admittedAtMillis(), refusal, nowMillis)) {
             feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
     }
@@ -556,15 +559,19 @@ public final class Pacer {
     }
 
     /**
-     * Where a call refused now stood for headroom: the lift never takes the strict window past the
-     * ceiling, so a window over it had room only by forgiveness.
+     * Where a call refused now stood for headroom, its own charge still in the window: the lift
+     * never takes the strict window past the ceiling, so a window over it had room only by
+     * forgiveness. Read when the refusal arrives, not when the call went (the calls since are in
+     * the window too); the bank's, the bucket model's and the clock minute's refusals never get
+     * here, though calls they paid for may be in the window beside this one.
      */
     private Headroom.Refusal refusal(long nowMillis) {
         double ceiling = settings.headroomCeiling();
         if (windowFill(nowMillis) > ceiling) {
             return Headroom.Refusal.OVER_STRICT_WINDOW;
         }
-        return target(nowMillis) >= ceiling ? Headroom.Refusal.AT_CEILING : Headroom.Refusal.BELOW_CEILING;
+        return target(nowMillis) >= ceiling - CEILING_TOLERANCE ? Headroom.Refusal.AT_CEILING
+                : Headroom.Refusal.BELOW_CEILING;
     }
 
     /** The strict window's charges as a share of the quota, in its fullest dimension. */

@@ -150,6 +150,14 @@ class StoredPacerHandoffTest {
         PacerState fromOlder = StoredPacerHandoff.read(older.toString()).orElseThrow();
         assertThat(fromOlder.headroomBudget().throttleCeiling()).isZero();
         assertThat(fromOlder.headroomBudget().minutes()).isEqualTo(exported.headroomBudget().minutes());
+
+        ObjectNode refused = (ObjectNode) new ObjectMapper().readTree(published);
+        ((ObjectNode) refused.get("headroomBudget")).put("forgivenessRefused", true);
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().headroomBudget().forgivenessRefused())
+                .as("a refused forgiveness travels").isTrue();
+        ((ObjectNode) refused.get("headroomBudget")).remove("forgivenessRefused");
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().headroomBudget().forgivenessRefused())
+                .as("an older state: not refused").isFalse();
     }
 
     @Test

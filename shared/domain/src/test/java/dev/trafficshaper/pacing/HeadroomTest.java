@@ -100,7 +100,12 @@ class HeadroomTest {
 
     /** Probes to forgiveness {@code 0.25} and lift {@code 0.05} (the ceiling above a 0.95 target) by 80 s. */
     private static Headroom liftedAndForgiving() {
-        Headroom headroom = withCalls(ON, 1_000);
+        return liftedAndForgiving(1_000);
+    }
+
+    /** The same, with {@code calls} calls in the budget's window. */
+    private static Headroom liftedAndForgiving(int calls) {
+        Headroom headroom = withCalls(ON, calls);
         headroom.backlogged(false, 0);
         for (int step = 1; step <= 8; step++) {
             headroom.backlogged(step > 6, step * 10_000L); // the sixth step tops the lift out at the ceiling
@@ -159,6 +164,50 @@ class HeadroomTest {
         assertThat(headroom.throttled(122_000, Headroom.Refusal.OVER_STRICT_WINDOW, 122_000))
                 .as("nothing forgiven to withdraw: a refusal like any other").isTrue();
         assertThat(headroom.lift()).isEqualTo(lift / 2);
+    }
+
+    /**
+     * Only refusals of calls sent on the forgiveness withdrawn are its answer: one over the window
+     * sent after it is any other refusal (the same answers of a later back-off, then a back-off),
+     * and a withdrawal leaves an earlier back-off's same answers counted.
+     */
+    @Test
+    void aWithdrawalAnswersOnlyTheCallsSentBeforeItAndLeavesTheSameAnswersCounted() {
+        Headroom headroom = liftedAndForgiving();
+        headroom.throttled(85_000, Headroom.Refusal.OVER_STRICT_WINDOW, 85_000);
+        headroom.throttled(86_000, 86_000); // a back-off: the lift halves to 0.025
+        headroom.throttled(85_500, Headroom.Refusal.OVER_STRICT_WINDOW, 86_100);
+        headroom.throttled(85_600, Headroom.Refusal.OVER_STRICT_WINDOW, 86_200);
+        assertThat(headroom.lift()).as("two same answers").isEqualTo(0.025, Offset.offset(1e-9));
+        headroom.throttled(85_700, Headroom.Refusal.OVER_STRICT_WINDOW, 86_300);
+        assertThat(headroom.lift()).as("a third backs off again").isEqualTo(0.0125, Offset.offset(1e-9));
+
+        Headroom other = liftedAndForgiving();
+        other.throttled(90_000, 90_000); // f 0.125, l 0.025
+        other.throttled(89_000, 90_100);
+        other.throttled(89_100, 90_200);
+        other.throttled(89_200, Headroom.Refusal.OVER_STRICT_WINDOW, 90_300); // withdraws f
+        assertThat(other.forgiveness()).isZero();
+        other.throttled(89_300, 90_400);
+        assertThat(other.lift()).as("the back-off's third same answer: half again").isEqualTo(0.0125,
+                Offset.offset(1e-9));
+    }
+
+    /** 200 calls leave the budget room for one probe throttle: a second absorbed ends the probe. */
+    @Test
+    void aThrottleAbsorbedThatLeavesTheBudgetWithoutRoomEndsTheProbe() {
+        Headroom headroom = liftedAndForgiving(200);
+        assertThat(headroom.throttled(90_000, Headroom.Refusal.OVER_STRICT_WINDOW, 90_000)).isTrue();
+        assertThat(headroom.lift()).isEqualTo(0.05, Offset.offset(1e-9));
+
+        assertThat(headroom.throttled(89_500, Headroom.Refusal.OVER_STRICT_WINDOW, 90_100))
+                .as("the withdrawal's answer, still the probe's").isTrue();
+        assertThat(headroom.probing()).as("out of budget: the strict bound").isFalse();
+
+        Headroom sameAnswer = liftedAndForgiving(200);
+        sameAnswer.throttled(90_000, 90_000);
+        sameAnswer.throttled(89_500, 90_100);
+        assertThat(sameAnswer.probing()).as("a same answer that fills the budget too").isFalse();
     }
 
     /**
