@@ -25,13 +25,14 @@ class ThrottleFeedbackTest {
         feedback.onThrottle(T0, 0.766);
         feedback.onThrottle(T0 + 1_000, 0.75); // a second episode: 0.76 is still above what is left
 
-        double lowered = (0.76 + 0.05 / 60) * 0.8; // the target a second on from the first, backed off
+        // the target a second on from the first (the fast climb at the first ceiling, or the slow line), backed off
+        double lowered = Math.max(0.766 * (1 - ThrottleFeedback.CEILING_MARGIN), 0.76 + 0.05 / 60) * 0.8;
         assertThat(feedback.ceiling()).isEqualTo(0.75);
         assertThat(feedback.target(T0 + 1_000)).isCloseTo(lowered, within(1e-9));
-        // 0.61 + 8/min reaches the ceiling's 0.7425 in about 1 s; the slow line is near 0.61 then
+        // 0.61 + 8/min reaches the ceiling less its margin (0.746) in about 1 s; the slow line is near 0.61 then
         assertThat(feedback.target(T0 + 1_500)).isCloseTo(lowered + 8.0 / 120, within(1e-9));
-        assertThat(feedback.target(T0 + 3_000)).isCloseTo(0.75 * 0.99, within(1e-9));
-        assertThat(feedback.target(T0 + 31_000)).isCloseTo(0.75 * 0.99, within(1e-9));
+        assertThat(feedback.target(T0 + 3_000)).isCloseTo(0.75 * (1 - ThrottleFeedback.CEILING_MARGIN), within(1e-9));
+        assertThat(feedback.target(T0 + 31_000)).isCloseTo(0.75 * (1 - ThrottleFeedback.CEILING_MARGIN), within(1e-9));
         assertThat(feedback.slowLine(T0 + 31_000)).isCloseTo(lowered + 0.05 / 2, within(1e-9));
         // the slow line alone probes above the ceiling, when it gets there: after 3 minutes
         assertThat(feedback.target(T0 + 1_000 + 180_000)).isCloseTo(lowered + 0.15, within(1e-9));
