@@ -237,12 +237,9 @@ final class Headroom {
         if (!probing()) {
             return false;
         }
-        if (!budgetHasRoom(nowMillis)) {
+        if (endProbeIfOutOfBudget(nowMillis)) {
             // Calls have left the budget's window since it last had room: the probe may not spend
             // more, so it stops, and the throttle is the target's to answer.
-            forgiveness = 0;
-            lift = 0;
-            lastChangeAt = nowMillis;
             return false;
         }
         probeThrottles++;
@@ -254,11 +251,13 @@ final class Headroom {
                 withdrawForgiveness(nowMillis);
             }
             // a call sent on the forgiveness withdrawn: that answer, already acted on
-            return outOfBudgetAfter(nowMillis);
+            endProbeIfOutOfBudget(nowMillis);
+            return true;
         }
         if (sameAnswer && sameAnswers < SAME_ANSWER_THROTTLES) {
             sameAnswers++;
-            return outOfBudgetAfter(nowMillis); // sent before the last back-off: that answer, already acted on
+            endProbeIfOutOfBudget(nowMillis); // sent before the last back-off: that answer, already acted on
+            return true;
         }
         if (!sameAnswer) {
             sameAnswers = 0;
@@ -267,10 +266,7 @@ final class Headroom {
         stepMillis = Math.min(MAX_STEP_MILLIS, stepMillis * 2);
         forgiveness = halve(forgiveness, FORGIVENESS_STEP);
         lift = refusal == Refusal.AT_CEILING && !sameAnswer ? stepBack(lift) : halve(lift, LIFT_STEP);
-        if (!budgetHasRoom(nowMillis)) {
-            forgiveness = 0;
-            lift = 0;
-        }
+        endProbeIfOutOfBudget(nowMillis);
         lastChangeAt = nowMillis;
         return true;
     }
@@ -287,15 +283,16 @@ final class Headroom {
     }
 
     /**
-     * After a throttle the probe took without backing off: if it left the budget without room,
-     * forgiveness and lift fall to the strict bound, as after a back-off. Returns true (the probe's).
+     * With no room left in the budget, forgiveness and lift fall to the strict bound until there is
+     * room again. Returns whether they did.
      */
-    private boolean outOfBudgetAfter(long nowMillis) {
-        if (!budgetHasRoom(nowMillis)) {
-            forgiveness = 0;
-            lift = 0;
-            lastChangeAt = nowMillis;
+    private boolean endProbeIfOutOfBudget(long nowMillis) {
+        if (budgetHasRoom(nowMillis)) {
+            return false;
         }
+        forgiveness = 0;
+        lift = 0;
+        lastChangeAt = nowMillis;
         return true;
     }
 
@@ -317,11 +314,7 @@ final class Headroom {
     void bookThrottle(long nowMillis) {
         if (enabled) {
             throttles.addLast(nowMillis);
-            if (!budgetHasRoom(nowMillis)) {
-                forgiveness = 0;
-                lift = 0;
-                lastChangeAt = nowMillis;
-            }
+            endProbeIfOutOfBudget(nowMillis);
         }
     }
 

@@ -38,38 +38,36 @@ class HeadroomRefusalTest {
         return new Candidate("r" + sequence++, Lane.BULK, "t", TokenUsage.of(1_000, 0), 0, Long.MAX_VALUE);
     }
 
-    /** Throttles the next call admitted at or after {@code nowMillis}; returns the time. */
-    private long throttleNext(Pacer pacer, long nowMillis) {
-        long now = nowMillis;
-        while (true) {
-            Decision decision = pacer.decide(List.of(next()), now);
-            if (decision instanceof Decision.Admit admit) {
-                pacer.throttled(admit.admission(), now);
-                return now;
-            }
-            now = ((Decision.WaitUntil) decision).atMillis();
+    /**
+     * The target of a pacer (target 0.95) that drained the backlog until {@code drainedMillis}, and
+     * its target once the next call it admits is throttled.
+     */
+    private double[] targetsAroundARefusal(long drainedMillis) {
+        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(0.95).slowStartMillis(0).build());
+        long now = drain(pacer, 0, drainedMillis);
+        double before = pacer.snapshot(now).target();
+        Decision decision = pacer.decide(List.of(next()), now);
+        while (decision instanceof Decision.WaitUntil wait) {
+            now = wait.atMillis();
+            decision = pacer.decide(List.of(next()), now);
         }
+        pacer.throttled(((Decision.Admit) decision).admission(), now);
+        return new double[] {before, pacer.snapshot(now).target()};
     }
 
     @Test
     void aRefusalWithThePacerAtItsCeilingStepsTheTargetBackOneLiftStep() {
-        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(0.95).slowStartMillis(0).build());
-        long now = drain(pacer, 0, 200_000);
-        assertThat(pacer.snapshot(now).target()).as("lifted to the quota").isEqualTo(1.0, within(1e-9));
+        double[] targets = targetsAroundARefusal(200_000);
 
-        now = throttleNext(pacer, now);
-
-        assertThat(pacer.snapshot(now).target()).isEqualTo(0.99, within(1e-9));
+        assertThat(targets[0]).as("lifted to the quota").isEqualTo(1.0, within(1e-9));
+        assertThat(targets[1]).isEqualTo(0.99, within(1e-9));
     }
 
     @Test
     void aRefusalBelowTheCeilingHalvesTheLift() {
-        Pacer pacer = Pacer.create(QUOTA, PacerSettings.builder().targetUtilization(0.95).slowStartMillis(0).build());
-        long now = drain(pacer, 0, 30_000);
-        assertThat(pacer.snapshot(now).target()).as("two steps up").isEqualTo(0.97, within(1e-9));
+        double[] targets = targetsAroundARefusal(30_000);
 
-        now = throttleNext(pacer, now);
-
-        assertThat(pacer.snapshot(now).target()).isEqualTo(0.96, within(1e-9));
+        assertThat(targets[0]).as("two steps up").isEqualTo(0.97, within(1e-9));
+        assertThat(targets[1]).isEqualTo(0.96, within(1e-9));
     }
 }
