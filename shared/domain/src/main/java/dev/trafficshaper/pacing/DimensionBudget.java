@@ -220,6 +220,11 @@ final class DimensionBudget {
         return chargeScale == 1.0 ? amount : (long) Math.ceil(amount * chargeScale);
     }
 
+    /** The open calls' reservation beyond what they are expected to use: what forgiveness acts on. */
+    long openExcess(long nowMillis) {
+        return ledger.openExcess(nowMillis);
+    }
+
     long windowSum(long nowMillis) {
         return ledger.sum(nowMillis);
     }

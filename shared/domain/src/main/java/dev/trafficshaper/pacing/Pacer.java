@@ -396,7 +396,8 @@ public final class Pacer {
             start = Math.max(start, slot);
             spacing = Math.max(spacing, slot);
             slidingFit = Math.max(slidingFit, fit);
-            windowBinds |= fit > nowMillis && fit >= slot;
+            windowBinds |= fit > nowMillis && fit >= slot
+                    && Headroom.forgivingFrees(budget.openExcess(nowMillis), budget.windowLimit(1.0));
         }
         boolean minuteMayHelp = !minute.off() && headroom.budgetAllows(nowMillis);
         start = Math.max(start, minute.windowFit(budgets, amounts, target, slidingFit, minuteMayHelp, nowMillis));

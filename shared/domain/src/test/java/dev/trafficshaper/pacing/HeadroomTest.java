@@ -23,6 +23,14 @@ class HeadroomTest {
     }
 
     @Test
+    void forgivenessStepsOnlyWhereAStepOfItFreesAtLeastALiftStep() {
+        // quota 600k a minute: a lift step is 6k, a forgiveness step an eighth of the open excess
+        assertThat(Headroom.forgivingFrees(48_000, 600_000)).isTrue();
+        assertThat(Headroom.forgivingFrees(47_999, 600_000)).as("calls mostly settled").isFalse();
+        assertThat(Headroom.forgivingFrees(0, 600_000)).as("nothing open").isFalse();
+    }
+
+    @Test
     void startsStrictAndProbesOnlyAStepAfterTheBacklogBegan() {
         Headroom headroom = withCalls(ON, 200);
 
