@@ -342,14 +342,16 @@ final class Headroom {
     }
 
     /**
-     * Books a throttle of the bank's probe ({@link BankedCapacity}) against the budget: it counts
-     * there, so the probes held to the budget leave room for it, but it leaves forgiveness, lift and
-     * the step alone even when it fills the budget. The bank answers its own throttles (it withdraws
-     * its credit), and they say nothing of the room above the target: zeroing the lift on them cost
-     * sliding-window {@code seed-burst} its lift for the rest of the run (1.104× → 1.096× the oracle
-     * kept). A probe throttle that then finds no room still ends the probe ({@link #throttled}).
+     * Books a throttle a learner answers itself against the budget: the bank's probe
+     * ({@link BankedCapacity}, which withdraws its credit) or the clock minute's quick pace
+     * ({@link ClockMinuteWindow}, which falls to twice the even rate). It counts there, so the probes
+     * held to the budget leave room for it, but it leaves forgiveness, lift and the step alone even
+     * when it fills the budget: such throttles say nothing of the room above the target, and zeroing
+     * the lift on the bank's cost sliding-window {@code seed-burst} its lift for the rest of the run
+     * (1.104× → 1.096× the oracle kept). A probe throttle that then finds no room still ends the
+     * probe ({@link #throttled}).
      */
-    void bookBankThrottle(long nowMillis) {
+    void bookAnsweredThrottle(long nowMillis) {
         if (enabled) {
             throttles.addLast(nowMillis);
         }

@@ -433,14 +433,19 @@ public final class Pacer {
                 ? minute.spacingMultiple(bank.banking(nowMillis), nowMillis) : 1.0;
         // a call the clock minute sends, or spaces for, is the learner's: its throttle is in the budget
         boolean learnerSent = slidingFit > nowMillis;
+        boolean quick = spacingMultiple > ClockMinuteWindow.RATE_MULTIPLE;
         return new Decision.Admit(chosen, watched(admit(chosen, charge, target, spacingMultiple, nowMillis), learnerSent,
-                nowMillis));
+                quick, nowMillis));
     }
 
     /** Books an admission with the clock minute's learner and the bucket model's proof. */
     private Admission watched(Admission admission, boolean minuteOnly, long nowMillis) {
+        return watched(admission, minuteOnly, false, nowMillis);
+    }
+
+    private Admission watched(Admission admission, boolean minuteOnly, boolean quick, long nowMillis) {
         long[] amounts = amounts(admission.reservation());
-        minute.admitted(admission, budgets, amounts, minuteOnly, nowMillis);
+        minute.admitted(admission, budgets, amounts, minuteOnly, quick, nowMillis);
         bucket.watch(admission, amounts, nowMillis);
         return admission;
     }
@@ -524,8 +529,13 @@ public final class Pacer {
         }
         Headroom.Refusal refusal = refusal(nowMillis); // with the refused call's own charge still in the window
         boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), target(nowMillis), nowMillis);
+        boolean sentQuickly = minute.sentQuickly(admission);
         boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
         release(admission, nowMillis);
+        if (sentQuickly && !modelPaid) {
+            headroom.bookAnsweredThrottle(nowMillis); // the minute answers it: twice the even rate from now on
+            return;
+        }
         if (modelPaid || minuteSent) {
             headroom.bookThrottle(nowMillis);
             return;
@@ -537,7 +547,7 @@ public final class Pacer {
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
             // the bank's probe: not held to headroom's budget (README, "Banked capacity"), but
             // counted in it, so the probes that are held to it leave room for the bank's throttles
-            headroom.bookBankThrottle(nowMillis);
+            headroom.bookAnsweredThrottle(nowMillis);
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)

@@ -447,16 +447,26 @@ public record PacerState(
      * @param refusalMillis     the longest a refusal took to come back (0: not measured, the default)
      * @param withdrawnAtMillis the latest withdrawal of the trust, or {@link #NEVER}: calls admitted
      *                          before it are the same answer
+     * @param quickRefused      whether the meter refused a call the trusted minute sent at its quick
+     *                          pace (a sub-second limit): the turn is spent at twice the even rate
+     *                          from then on; absent (an older state) reads as false
      */
     public record ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis,
             Map<QuotaDimension, Long> used, long probeMinuteStartMillis, boolean longCalls, long refusalMillis,
-            long withdrawnAtMillis) {
+            long withdrawnAtMillis, boolean quickRefused) {
 
         public static final ClockMinuteState NONE = new ClockMinuteState(0, false, NEVER, Map.of());
 
         /** A learner owing no probe and with nothing measured of its calls. */
         public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used) {
-            this(withdrawals, trusted, minuteStartMillis, used, NEVER, false, 0, NEVER);
+            this(withdrawals, trusted, minuteStartMillis, used, NEVER, false, 0, NEVER, false);
+        }
+
+        /** A learner whose quick pace was never refused. */
+        public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used,
+                long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis) {
+            this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
+                    withdrawnAtMillis, false);
         }
 
         public ClockMinuteState {

@@ -181,6 +181,13 @@ class StoredPacerHandoffTest {
         assertThat(fromOlder.clockMinute().refusalMillis()).as("not measured").isZero();
         assertThat(fromOlder.clockMinute().probeMinuteStartMillis()).as("no probe owed").isEqualTo(PacerState.NEVER);
         assertThat(fromOlder.clockMinute().longCalls()).isFalse();
+        ObjectNode refused = (ObjectNode) new ObjectMapper().readTree(published);
+        ((ObjectNode) refused.get("clockMinute")).put("quickRefused", true);
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefused())
+                .as("a refused quick pace travels").isTrue();
+        ((ObjectNode) refused.get("clockMinute")).remove("quickRefused");
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefused())
+                .as("an older state: not refused").isFalse();
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
                 .export(now, List.of()).bank().bucketModel().level()).as("an empty model, counted from the resume")
                 .containsEntry(QuotaDimension.TOKENS, 0L);

@@ -7,6 +7,7 @@ import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.quota.TokenUsage;
+import java.util.ArrayDeque;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -136,6 +137,81 @@ class ClockMinuteWindowTest {
         assertThat(successor.export(now).clockMinute()).isEqualTo(state.clockMinute());
     }
 
+    /** A fixed window that also refuses what starts too close: within any second at most 8 calls (4.8× the even rate). */
+    private static final class FixedWindowWithShortHorizon implements MeteredRun.Meter {
+        private final MeteredRun.FixedWindow window = new MeteredRun.FixedWindow(QUOTA);
+        private final ArrayDeque<Long> started = new ArrayDeque<>();
+
+        @Override
+        public Object reserve(long amount, long nowMillis) {
+            while (!started.isEmpty() && started.peekFirst() <= nowMillis - 1_000) {
+                started.pollFirst();
+            }
+            if (started.size() >= 8) {
+                return null;
+            }
+            Object handle = window.reserve(amount, nowMillis);
+            if (handle != null) {
+                started.addLast(nowMillis);
+            }
+            return handle;
+        }
+
+        @Override
+        public void settle(Object handle, long reserved, long actual, long nowMillis) {
+            window.settle(handle, reserved, actual, nowMillis);
+        }
+    }
+
+    @Test
+    void onceTrustedEachMinuteIsSpentFromItsTurnAtTheQuickPace() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = drain(pacer, new MeteredRun.FixedWindow(QUOTA));
+
+        // trusted from 180 s: 2 s at four times the even rate, then sixteen times, until the
+        // minute's account holds the queue back (twice the even rate sent about 24 calls in 5 s)
+        assertThat(MeteredRun.accepted(sent, 180_000, 185_000)).as("the minute's first 5 s").isGreaterThanOrEqualTo(60L);
+        assertThat(sent).as("never past the minute's account").noneMatch(s -> s.throttled() && s.atMillis() >= 120_000);
+        assertThat(pacer.export(900_000).clockMinute().quickRefused()).isFalse();
+    }
+
+    @Test
+    void aSubSecondLimitRefusesTheQuickPaceOnceAndTheTrustedMinuteGoesOnAtTwiceTheEvenRate() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = drain(pacer, new FixedWindowWithShortHorizon());
+
+        assertThat(pacer.minuteWindow().trusted()).as("the pace was refused, not the account").isTrue();
+        assertThat(pacer.export(900_000).clockMinute().quickRefused()).isTrue();
+        long firstQuickRefusal = sent.stream().filter(s -> s.throttled() && s.atMillis() >= 180_000)
+                .mapToLong(MeteredRun.Sent::atMillis).min().orElseThrow();
+        assertThat(firstQuickRefusal).as("in the first trusted minute").isLessThan(190_000);
+        assertThat(sent).as("nothing refused once the refusal's second has passed")
+                .noneMatch(s -> s.throttled() && s.atMillis() > firstQuickRefusal + 2_000);
+        assertThat(MeteredRun.accepted(sent, 240_000, 245_000)).as("the next minute from its turn, twice the even rate")
+                .isBetween(10L, 40L);
+
+        Pacer successor = Pacer.resume(pacer.quota(), HEADROOM, pacer.export(900_000), 900_000);
+        assertThat(successor.minuteWindow().spacingMultiple(false, 900_000)).as("a successor does not try it again")
+                .isEqualTo(ClockMinuteWindow.RATE_MULTIPLE);
+        assertThat(Pacer.resume(pacer.quota(), HEADROOM, withQuickPace(pacer.export(900_000)), 900_000).minuteWindow()
+                .spacingMultiple(false, 900_000)).as("one whose predecessor was never refused ramps to it")
+                .isEqualTo(ClockMinuteWindow.QUICK_RAMP_MULTIPLE);
+    }
+
+    /** The same state with the quick pace never refused. */
+    private static PacerState withQuickPace(PacerState state) {
+        PacerState.ClockMinuteState m = state.clockMinute();
+        PacerState.ClockMinuteState unrefused = new PacerState.ClockMinuteState(m.withdrawals(), m.trusted(),
+                m.minuteStartMillis(), m.used(), m.probeMinuteStartMillis(), m.longCalls(), m.refusalMillis(),
+                m.withdrawnAtMillis());
+        return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),
+                state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
+                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
+                state.headroomBudget(), state.inputScale(), state.bank(), state.openCalls(), unrefused);
+    }
+
     @Test
     void whileTheClockMinuteBoundsTheWindowHeadroomLiftsTheTargetInsteadOfForgivingOpenCalls() {
         Pacer pacer = pacer(HEADROOM);
@@ -248,7 +324,7 @@ class ClockMinuteWindowTest {
         assertThat(learner.windowFit(budgets, call, 0.95, 130_000, true, 120_000))
                 .as("minute 2, with room: the probe is still owed, so the minute's account takes the call")
                 .isEqualTo(120_000);
-        learner.admitted(admission(101, 120_000), budgets, call, true, 120_000);
+        learner.admitted(admission(101, 120_000), budgets, call, true, false, 120_000);
 
         assertThat(learner.windowFit(budgets, call, 0.95, 190_000, true, 180_000))
                 .as("a probe minute that sent its call is spent: minute 3 is not probed").isEqualTo(190_000);
@@ -291,7 +367,7 @@ class ClockMinuteWindowTest {
     private static ClockMinuteWindow owingAProbe(DimensionBudget[] budgets, long[] call) {
         ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
         for (int i = 0; i < 100; i++) {
-            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, 1_000 + i * 100);
+            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
         }
         learner.throttled(admission(100, 50_000), budgets, call, 50_000);
         return learner;

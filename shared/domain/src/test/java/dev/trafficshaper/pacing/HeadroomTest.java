@@ -390,8 +390,8 @@ class HeadroomTest {
         headroom.backlogged(false, 20_000);
         assertThat(headroom.lift()).isEqualTo(0.02);
 
-        headroom.bookBankThrottle(21_000);
-        headroom.bookBankThrottle(21_000);
+        headroom.bookAnsweredThrottle(21_000);
+        headroom.bookAnsweredThrottle(21_000);
 
         assertThat(headroom.budgetAllows(21_000)).as("the bank's throttles count in the budget").isFalse();
         assertThat(headroom.lift()).as("and leave the lift alone").isEqualTo(0.02);
