@@ -63,8 +63,10 @@ import java.util.Map;
  *              {@value #QUICK_MULTIPLE} ×; a throttle of a quick call is the pace's (a sub-second
  *              limit), not the account's: the trust stays, the minute waits
  *              {@value #QUICK_ECHO_MILLIS} ms, and from then on (and for a successor) spends at
- *              {@value #RATE_MULTIPLE} ×; throttles of calls sent quickly, or within those
- *              {@value #QUICK_ECHO_MILLIS} ms, are its answer (booked in the budget, nothing else)
+ *              {@value #RATE_MULTIPLE} ×; throttles of calls sent quickly (the minute's first
+ *              excepted: it waited for the turn) that the account does not explain, or of calls the
+ *              minute sent in the refusal time before that answer or the {@value #QUICK_ECHO_MILLIS} ms
+ *              after it, are its answer (booked in the budget, nothing else)
  *   a throttle of a call only the minute fit sent is the learner's, booked in headroom's budget
  * </pre>
  *
@@ -72,13 +74,15 @@ import java.util.Map;
  * and the oracle spends each turn in one clump; at twice the even rate the shaper took 30 s for a
  * minute the oracle sent at once, so a drain that fits the oracle's last minute ended up to 30 s
  * after it (fixed-window {@code extreme-spike}, seeds 45–50: 1.101–1.106× the oracle, now
- * 1.020–1.021×). The pace is {@link QuickBank}'s, ramp included: a sub-second limit refuses it
- * within the ramp, and holding the minute for its horizon after that lets the quick calls leave it
- * before the minute sends again (without the pause, the next calls at twice the rate were refused
- * too, and withdrew the trust). Over seeds 42–51 the fixed window's runs above 1.10× the oracle
- * went 22 → 16 of 160 and those slower than {@code sdk-adaptive} 30 → 13 of 100 (mean 1.048× →
- * 1.032×), no run slower; with the simulator's short-horizon limit on, 99 more throttles in the 48
- * runs of seed 42, at most 1.004 calls per request.
+ * 1.020–1.021×). The pace is {@link QuickBank}'s, ramp included, so that a sub-second limit's
+ * first refusal comes back while few calls are on their way; holding the minute for its horizon
+ * after that lets the quick calls leave it before the minute sends again (without the pause, the
+ * next calls at twice the rate were refused too, and withdrew the trust). Over seeds 42–51 the
+ * fixed window's runs above 1.10× the oracle went 22 → 16 of 160 and those slower than
+ * {@code sdk-adaptive} 30 → 13 of 100 (mean 1.048× → 1.032×), no run slower by more than 0.01×;
+ * with the simulator's short-horizon limit on, 95 more throttles in the 48 runs of seed 42, at
+ * most 1.004 calls per request. (The pacer spends the turn at twice the even rate while
+ * {@link BunchingGuard} holds a sub-second limit off: the quick turn would meet it.)
  *
  * A throttle of a call the minute's account had room for, sent on the sliding window or the bank,
  * is a contradiction too when it was decisive; any other throttle is not the learner's to answer.
@@ -295,12 +299,6 @@ final class ClockMinuteWindow {
         return ramping ? QUICK_RAMP_MULTIPLE : QUICK_MULTIPLE;
     }
 
-    /** Whether an open admission went at the trusted minute's quick pace. */
-    boolean sentQuickly(Admission admission) {
-        Integer flags = watched.get(admission);
-        return flags != null && (flags & QUICK) != 0;
-    }
-
     /**
      * Books an admission in the minute's account (after the budgets booked it in their ledgers),
      * watching it if only the minute sent it or it is decisive.
@@ -311,6 +309,7 @@ final class ClockMinuteWindow {
             return;
         }
         roll(budgets, nowMillis);
+        boolean bunched = quick && quickMinute == minute; // the minute's first quick call waited for the turn
         if (quick && quickMinute != minute) {
             quickMinute = minute;
             quickFrom = nowMillis;
@@ -334,7 +333,7 @@ final class ClockMinuteWindow {
         }
         boolean tellsApart = minuteHasRoom && slidingFull;
         int flags = (minuteOnly ? MINUTE_ONLY : 0) | (tellsApart ? TELLS_APART : 0)
-                | (minuteHasRoom && neitherTakesIt ? PROVES : 0) | (quick ? QUICK : 0);
+                | (minuteHasRoom && neitherTakesIt ? PROVES : 0) | (bunched ? QUICK : 0);
         if (flags != 0) {
             watched.put(admission, flags);
         }
@@ -384,12 +383,24 @@ final class ClockMinuteWindow {
         }
     }
 
+    /** Who answers a throttle ({@link #throttled}). */
+    enum Answer {
+        /** Not the learner's: the other learners, headroom or the target answer it. */
+        NONE,
+        /** The learner's own (only the minute sent it): booked in headroom's budget. */
+        LEARNER,
+        /** The quick turn's: it falls to twice the even rate; booked in the budget, nothing else. */
+        QUICK_PACE
+    }
+
     /**
-     * Bedrock throttled an admission; call before its release is booked. Returns whether the
-     * learner answers it (only the minute sent it); a decisive call's throttle withdraws the trust
-     * whoever sent it.
+     * Bedrock throttled an admission; call before its release is booked. Returns who answers it:
+     * the quick pace, for a call sent quickly (not the minute's first) that the account does not
+     * explain, or a call the minute sent in the refusal time before that answer or the second after
+     * it; the learner, for a call only the minute sent; otherwise nobody here. A decisive call's
+     * throttle withdraws the trust whoever sent it.
      */
-    boolean throttled(Admission admission, DimensionBudget[] budgets, long[] amounts, long nowMillis) {
+    Answer throttled(Admission admission, DimensionBudget[] budgets, long[] amounts, long nowMillis) {
         boolean explained = tighten(budgets, amounts, nowMillis);
         if (enabled) {
             refusalMillis = Math.max(refusalMillis, Math.min(MAX_REFUSAL_MILLIS, nowMillis - admission.admittedAtMillis()));
@@ -399,10 +410,9 @@ final class ClockMinuteWindow {
             probeMinute = minute + 1;
         }
         if (flags == null) {
-            return false;
+            return Answer.NONE;
         }
-        if ((flags & QUICK) != 0 || (quickRefusedAt != Long.MIN_VALUE
-                && admission.admittedAtMillis() <= quickRefusedAt + QUICK_ECHO_MILLIS)) {
+        if (answeredByQuickPace(admission, flags, explained)) {
             // the pace, not the account: the calls sent quickly before the answer, and those the
             // sub-second horizon still held the quick calls against, are its answer too
             if (!quickRefused) {
@@ -410,7 +420,7 @@ final class ClockMinuteWindow {
                 quickRefusedAt = nowMillis;
             }
             throttles++;
-            return true;
+            return Answer.QUICK_PACE;
         }
         boolean fresh = admission.admittedAtMillis() > withdrawnAt;
         boolean minuteOnly = (flags & MINUTE_ONLY) != 0;
@@ -428,7 +438,16 @@ final class ClockMinuteWindow {
         if (minuteOnly) {
             throttles++;
         }
-        return minuteOnly;
+        return minuteOnly ? Answer.LEARNER : Answer.NONE;
+    }
+
+    private boolean answeredByQuickPace(Admission admission, int flags, boolean explained) {
+        if ((flags & QUICK) != 0) {
+            return !explained;
+        }
+        long admitted = admission.admittedAtMillis();
+        return quickRefusedAt != Long.MIN_VALUE && (flags & MINUTE_ONLY) != 0
+                && admitted > quickRefusedAt - refusalMillis && admitted < quickRefusedAt + QUICK_ECHO_MILLIS;
     }
 
     PacerState.ClockMinuteState export(DimensionBudget[] budgets, long nowMillis) {

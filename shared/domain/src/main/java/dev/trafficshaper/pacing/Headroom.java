@@ -25,7 +25,7 @@ import java.util.TreeMap;
  *   every 10 s while backlogged, with no throttle in that time and room in the budget:
  *       f' = min(1, f + 1/8)           while the window is what holds the queue back and a step of f
  *                                      frees at least a step of l (1/8 × the open calls' excess ≥
- *                                      0.01 × the quota, in a dimension the window holds back)
+ *                                      0.01 × the quota, in every dimension the window holds back)
  *       l' = min(ceiling − target, l + 0.01)   otherwise, or once f = 1
  *       while {@link RefundingBucket} pays for the queue: l only (forgiving the open calls' excess
  *       would let the window overdraw the bucket the model keeps)
@@ -66,8 +66,9 @@ import java.util.TreeMap;
  * window holding the queue back has nothing to forgive, and stepping f there left the target where
  * it was. Fixed-window {@code extreme-spike}, seed 45: the spike's first minute, bounded by the
  * 60 s window at 0.98 of the quota, waited from 35 s to the minute's turn while f stepped twice
- * over calls long settled; it took 3.966M of the meter's 4.0M, so the backlog's last 7k tokens
- * spilled into a sixth minute (304.3 s against the oracle's 249.1 s). With the lift stepping there,
+ * over calls long settled; it took 3.966M of the meter's 4.0M (the oracle 3.997M), so the
+ * backlog's last 7k tokens spilled into a sixth minute (304.3 s against the oracle's 249.1 s).
+ * With the lift stepping there,
  * 3.999M and 275.6 s; over seeds 42–51 two fewer runs behind {@code sdk-adaptive}, 113 fewer
  * throttles, none slower by more than 0.01× the oracle.
  *

@@ -389,6 +389,7 @@ public final class Pacer {
         long spacing = nowMillis;
         long slidingFit = nowMillis;
         boolean windowBinds = false;
+        boolean forgivingFrees = true;
         for (DimensionBudget budget : budgets) {
             long amount = charge.amount(budget.dimension());
             long slot = budget.nextSlot(nowMillis);
@@ -396,8 +397,10 @@ public final class Pacer {
             start = Math.max(start, slot);
             spacing = Math.max(spacing, slot);
             slidingFit = Math.max(slidingFit, fit);
-            windowBinds |= fit > nowMillis && fit >= slot
-                    && Headroom.forgivingFrees(budget.openExcess(nowMillis), budget.windowLimit(1.0));
+            boolean binds = fit > nowMillis && fit >= slot;
+            windowBinds |= binds;
+            // forgiving frees room only if it does in every dimension whose window holds the call back
+            forgivingFrees &= !binds || Headroom.forgivingFrees(budget.openExcess(nowMillis), budget.windowLimit(1.0));
         }
         boolean minuteMayHelp = !minute.off() && headroom.budgetAllows(nowMillis);
         start = Math.max(start, minute.windowFit(budgets, amounts, target, slidingFit, minuteMayHelp, nowMillis));
@@ -424,13 +427,17 @@ public final class Pacer {
                 headroom.backloggedOnBucket(nowMillis);
             } else if (!minute.probeOwed(nowMillis)) {
                 // where the clock minute bounds the window, forgiving open calls frees nothing: the lift steps
-                headroom.backlogged(windowBinds && !minute.acting(nowMillis), nowMillis);
+                headroom.backlogged(windowBinds && forgivingFrees && !minute.acting(nowMillis), nowMillis);
             }
             return new Decision.WaitUntil(Math.min(Math.min(Math.min(start, banked), modelled), wakeAt));
         }
         double spacingMultiple = minute.acting(nowMillis) && headroom.budgetAllows(nowMillis)
                 && minute.fits(budgets, amounts, target, nowMillis)
                 ? minute.spacingMultiple(bank.banking(nowMillis), nowMillis) : 1.0;
+        if (bunching.factor(nowMillis) != Double.POSITIVE_INFINITY) {
+            // a sub-second limit showed itself: no quick turn while the guard holds it off
+            spacingMultiple = Math.min(spacingMultiple, ClockMinuteWindow.RATE_MULTIPLE);
+        }
         // a call the clock minute sends, or spaces for, is the learner's: its throttle is in the budget
         boolean learnerSent = slidingFit > nowMillis;
         boolean quick = spacingMultiple > ClockMinuteWindow.RATE_MULTIPLE;
@@ -529,14 +536,14 @@ public final class Pacer {
         }
         Headroom.Refusal refusal = refusal(nowMillis); // with the refused call's own charge still in the window
         boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), target(nowMillis), nowMillis);
-        boolean sentQuickly = minute.sentQuickly(admission);
-        boolean minuteSent = minute.throttled(admission, budgets, amounts(admission.reservation()), nowMillis);
+        ClockMinuteWindow.Answer minuteAnswer = minute.throttled(admission, budgets, amounts(admission.reservation()),
+                nowMillis);
         release(admission, nowMillis);
-        if (sentQuickly && !modelPaid) {
+        if (minuteAnswer == ClockMinuteWindow.Answer.QUICK_PACE && !modelPaid) {
             headroom.bookAnsweredThrottle(nowMillis); // the minute answers it: twice the even rate from now on
             return;
         }
-        if (modelPaid || minuteSent) {
+        if (modelPaid || minuteAnswer != ClockMinuteWindow.Answer.NONE) {
             headroom.bookThrottle(nowMillis);
             return;
         }
@@ -688,7 +695,7 @@ public final class Pacer {
     private Admission admit(Candidate candidate, Charge charge, double target, double spacingMultiple,
             long nowMillis) {
         double rateShare = target * slowStart.factorForAdmission(nowMillis);
-        // the clock minute's spacing or the catch-up's, both at most twice the even rate
+        // the clock minute's spacing (up to its quick turn's) or the catch-up's (at most twice the even rate)
         double spacingShare = rateShare * Math.max(spacingMultiple, catchUpFactor(nowMillis));
         Charge spacing = Charge.reservation(quota, outputShare.spaced(reserved(candidate.expected())));
         SlidingWindowLedger.Entry[] entries = new SlidingWindowLedger.Entry[budgets.length];
