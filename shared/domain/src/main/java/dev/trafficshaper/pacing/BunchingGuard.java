@@ -75,9 +75,14 @@ final class BunchingGuard {
         return recovered > OFF_ABOVE ? OFF : recovered;
     }
 
+    /** Whether the guard caps the starts now: a sub-second limit has shown itself and it has not recovered. */
+    boolean guarding(long nowMillis) {
+        return factor(nowMillis) != OFF;
+    }
+
     /** When the guard lets the next call start. */
     long nextSlot(long nowMillis) {
-        if (factor(nowMillis) == OFF || tatMicros == Long.MIN_VALUE) {
+        if (!guarding(nowMillis) || tatMicros == Long.MIN_VALUE) {
             return nowMillis;
         }
         return Math.max(nowMillis, Math.floorDiv(tatMicros + 999, 1_000));
@@ -130,7 +135,7 @@ final class BunchingGuard {
      * answers it as {@link #throttled} does, by that bunch.
      */
     boolean explains(double target, long admittedAtMillis, long nowMillis) {
-        double bunching = factor(nowMillis) == OFF ? 0.0 : bunchingAt(target, admittedAtMillis, nowMillis);
+        double bunching = guarding(nowMillis) ? bunchingAt(target, admittedAtMillis, nowMillis) : 0.0;
         if (!(bunching >= BUNCHED)) {
             return false;
         }

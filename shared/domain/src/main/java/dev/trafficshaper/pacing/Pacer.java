@@ -434,7 +434,7 @@ public final class Pacer {
         double spacingMultiple = minute.acting(nowMillis) && headroom.budgetAllows(nowMillis)
                 && minute.fits(budgets, amounts, target, nowMillis)
                 ? minute.spacingMultiple(bank.banking(nowMillis), nowMillis) : 1.0;
-        if (bunching.factor(nowMillis) != Double.POSITIVE_INFINITY) {
+        if (bunching.guarding(nowMillis)) {
             // a sub-second limit showed itself: no quick turn while the guard holds it off
             spacingMultiple = Math.min(spacingMultiple, ClockMinuteWindow.RATE_MULTIPLE);
         }
@@ -716,7 +716,7 @@ public final class Pacer {
      * all), or while the guard holds a sub-second limit off (quicker starts are what it refuses).
      */
     private double catchUpFactor(long nowMillis) {
-        return bank.banking(nowMillis) || bunching.factor(nowMillis) != Double.POSITIVE_INFINITY ? 1.0 : catchUp.factor();
+        return bank.banking(nowMillis) || bunching.guarding(nowMillis) ? 1.0 : catchUp.factor();
     }
 
     /** The bookkeeping every admission shares: fair-share tags, tenant caps, counters, learners. */

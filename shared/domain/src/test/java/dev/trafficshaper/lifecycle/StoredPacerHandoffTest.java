@@ -151,13 +151,23 @@ class StoredPacerHandoffTest {
         assertThat(fromOlder.headroomBudget().throttleCeiling()).isZero();
         assertThat(fromOlder.headroomBudget().minutes()).isEqualTo(exported.headroomBudget().minutes());
 
-        ObjectNode refused = (ObjectNode) new ObjectMapper().readTree(published);
-        ((ObjectNode) refused.get("headroomBudget")).put("forgivenessRefused", true);
-        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().headroomBudget().forgivenessRefused())
-                .as("a refused forgiveness travels").isTrue();
-        ((ObjectNode) refused.get("headroomBudget")).remove("forgivenessRefused");
-        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().headroomBudget().forgivenessRefused())
-                .as("an older state: not refused").isFalse();
+        assertThat(readWithFlag(published, "headroomBudget", "forgivenessRefused", true).headroomBudget()
+                .forgivenessRefused()).as("a refused forgiveness travels").isTrue();
+        assertThat(readWithFlag(published, "headroomBudget", "forgivenessRefused", null).headroomBudget()
+                .forgivenessRefused()).as("an older state: not refused").isFalse();
+    }
+
+    /** The published state with {@code section.flag} set to {@code value}, or without it (null: an older state). */
+    private static PacerState readWithFlag(String published, String section, String flag, Boolean value)
+            throws Exception {
+        ObjectNode root = (ObjectNode) new ObjectMapper().readTree(published);
+        ObjectNode node = (ObjectNode) root.get(section);
+        if (value == null) {
+            node.remove(flag);
+        } else {
+            node.put(flag, value);
+        }
+        return StoredPacerHandoff.read(root.toString()).orElseThrow();
     }
 
     @Test
@@ -181,12 +191,9 @@ class StoredPacerHandoffTest {
         assertThat(fromOlder.clockMinute().refusalMillis()).as("not measured").isZero();
         assertThat(fromOlder.clockMinute().probeMinuteStartMillis()).as("no probe owed").isEqualTo(PacerState.NEVER);
         assertThat(fromOlder.clockMinute().longCalls()).isFalse();
-        ObjectNode refused = (ObjectNode) new ObjectMapper().readTree(published);
-        ((ObjectNode) refused.get("clockMinute")).put("quickRefused", true);
-        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefused())
+        assertThat(readWithFlag(published, "clockMinute", "quickRefused", true).clockMinute().quickRefused())
                 .as("a refused quick pace travels").isTrue();
-        ((ObjectNode) refused.get("clockMinute")).remove("quickRefused");
-        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefused())
+        assertThat(readWithFlag(published, "clockMinute", "quickRefused", null).clockMinute().quickRefused())
                 .as("an older state: not refused").isFalse();
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
                 .export(now, List.of()).bank().bucketModel().level()).as("an empty model, counted from the resume")
