@@ -2,9 +2,11 @@ package dev.trafficshaper.pacing;
 
 import dev.trafficshaper.quota.QuotaDimension;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Whether the meter is a fixed clock-minute window, learnt from the calls on which such a window and
@@ -24,10 +26,11 @@ import java.util.Map;
  *   account(m) per dimension = Σ reservations admitted in m
  *                              + Σ (actual − reserved) of them settled (or released) in m
  *                              + Σ max(0, actual − reserved) of earlier minutes' calls settled in m
- *                              + Σ reservations admitted in the last 2 s of m − 1 (a call may
+ *                              + Σ reservations admitted in the last g of m − 1 (a call may
  *                                reach the meter a dispatch later than the pacer sent it), each
  *                                down to its actual usage once it ends (m refunded it, or the
- *                                meter charged it to m − 1)
+ *                                meter charged it to m − 1); g = the longest the latest calls
+ *                                took to reach the meter + 250 ms, at most 2 s ({@link TurnGuard})
  *   bucket bound b (per dimension): the most a token bucket of the quota, refilled at the quota
  *       per minute and refunded at settlement, could hold: full at the start, − each reservation,
  *       + each refund; a throttle in m while account(m) > quota / 1.1 (the account explains it)
@@ -113,8 +116,12 @@ final class ClockMinuteWindow {
     static final int GIVE_UP_AFTER = 2;
     /** How far past the quota the ledger must be for a call to tell the meters apart (estimates err). */
     static final double DECISIVE = 1.1;
-    /** A call admitted this close before a turn may reach the meter after it: it counts in both minutes. */
-    static final long TURN_GUARD_MILLIS = 2_000;
+    /**
+     * A call admitted this close before a turn may reach the meter after it, for the bucket model's
+     * proof ({@link RefundingBucket}); the account counts a call in both minutes within the span its
+     * {@link TurnGuard} learnt, this until it knows.
+     */
+    static final long TURN_GUARD_MILLIS = TurnGuard.DEFAULT_MILLIS;
     /** The least and the most time the learner allows a refusal to come back in. */
     static final long DEFAULT_REFUSAL_MILLIS = 1_000;
     static final long MAX_REFUSAL_MILLIS = 5_000;
@@ -133,8 +140,11 @@ final class ClockMinuteWindow {
     private long withdrawnAt = Long.MIN_VALUE;
     private long minute = Long.MIN_VALUE;
     private long[] used;
-    /** What calls admitted in the current minute's last {@link #TURN_GUARD_MILLIS} reserved. */
+    /** What calls admitted in the current minute's last {@link TurnGuard#millis} reserved. */
     private long[] late;
+    /** The open calls booked in {@link #late}: they count in the minute after theirs too, until they end. */
+    private final Set<Admission> lateCalls = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final TurnGuard turnGuard = new TurnGuard();
     private final Map<Admission, Integer> watched = new IdentityHashMap<>();
     private long throttles;
     /**
@@ -315,6 +325,10 @@ final class ClockMinuteWindow {
             quickFrom = nowMillis;
         }
         refill(budgets, nowMillis);
+        boolean beforeTurn = turnGuard.nearTurn(nowMillis);
+        if (beforeTurn) {
+            lateCalls.add(admission);
+        }
         boolean minuteHasRoom = true;
         boolean slidingFull = false;
         boolean neitherTakesIt = false;
@@ -327,7 +341,7 @@ final class ClockMinuteWindow {
             neitherTakesIt |= slidingRefuses && bucketRefuses;
             bucketBound[i] -= amounts[i];
             used[i] += amounts[i];
-            if (nearTurn(nowMillis)) {
+            if (beforeTurn) {
                 late[i] += amounts[i];
             }
         }
@@ -359,7 +373,7 @@ final class ClockMinuteWindow {
         // a call admitted just before a turn counts in the next minute too, until it ends: then at
         // most its actual usage (the next minute charged it its reservation and refunded the rest, or
         // never saw it)
-        boolean sentLate = nearTurn(admission.admittedAtMillis());
+        boolean sentLate = lateCalls.remove(admission);
         boolean carried = sentLate && admittedMinute == minute - 1;
         for (int i = 0; i < budgets.length; i++) {
             if (sameMinute || carried || deltas[i] > 0) {
@@ -380,6 +394,16 @@ final class ClockMinuteWindow {
         if (settled && flags != null && (flags & PROVES) != 0 && admission.admittedAtMillis() > withdrawnAt
                 && !off()) {
             trusted = true;
+        }
+    }
+
+    /**
+     * The call of {@code admission} had reached the meter by {@code reachedByMillis}: how long calls
+     * take to get there bounds which of them may reach it after a turn ({@link TurnGuard}).
+     */
+    void reached(Admission admission, long reachedByMillis) {
+        if (enabled) {
+            turnGuard.reached(admission.admittedAtMillis(), reachedByMillis);
         }
     }
 

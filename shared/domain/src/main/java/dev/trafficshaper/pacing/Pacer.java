@@ -480,6 +480,9 @@ public final class Pacer {
             long nowMillis) {
         admission.close();
         bucket.settled(admission, startedAtMillis, finishedAtMillis);
+        if (startedAtMillis > 0) {
+            minute.reached(admission, startedAtMillis); // at the processor then, at Bedrock a transit later
+        }
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         Charge settled = Charge.settlement(quota, actual);
@@ -505,6 +508,7 @@ public final class Pacer {
      */
     public void reached(Admission admission, long reachedByMillis, long nowMillis) {
         bucket.reached(admission, target(nowMillis), reachedByMillis, nowMillis);
+        minute.reached(admission, reachedByMillis);
     }
 
     /** The request was admitted but never reached Bedrock: give its whole reservation back. */

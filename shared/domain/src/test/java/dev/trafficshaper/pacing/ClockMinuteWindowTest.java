@@ -294,6 +294,25 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void onceCallsAreSeenToReachTheMeterAtOnceOnlyTheLastMomentsBeforeTheTurnCountInTheNextMinute() {
+        Pacer pacer = pacer(HEADROOM);
+        Admission first = admitAt(pacer, 0, 10_000);
+        pacer.reached(first, 10_050, 13_000); // its answer, less Bedrock's latency: there 50 ms after admission
+        admitAt(pacer, 1, 59_000);
+        Admission atTheTurn = admitAt(pacer, 2, 59_800);
+        Admission next = admitAt(pacer, 3, 61_000);
+
+        assertThat(pacer.export(61_000).clockMinute().used())
+                .as("a call admitted 1 s before the turn reached the old minute; one 200 ms before may not have")
+                .containsEntry(QuotaDimension.TOKENS, tokens(atTheTurn.reservation()) + tokens(next.reservation()));
+
+        pacer.settle(atTheTurn, TokenUsage.of(ACTUAL, 0), 62_000);
+
+        assertThat(pacer.export(62_000).clockMinute().used()).as("once it ended, only its usage")
+                .containsEntry(QuotaDimension.TOKENS, ACTUAL + tokens(next.reservation()));
+    }
+
+    @Test
     void aLateCallThatEndsBeforeTheTurnCarriesOnlyItsUsageAndAReleasedOneNothing() {
         Pacer settled = pacer(HEADROOM);
         settled.settle(admitAt(settled, 0, 58_500), TokenUsage.of(ACTUAL, 0), 59_500);
