@@ -101,8 +101,10 @@ import java.util.Set;
  * <b>unproven</b> (watching the calls the bank and headroom send past the quota); <b>probing</b> (the minute
  * after an explained throttle); <b>trusted</b> (the clock minute bounds the window). Across a
  * handoff the successor resumes the withdrawals, the trust, the current minute's account and the
- * probe owed, with what it knows of the calls' length and the refusal time
- * ({@link PacerState.ClockMinuteState}); a probe minute under way is owed to the next minute.
+ * probe owed, with what it knows of the calls' length and the refusal time, and whether and when
+ * the quick pace was refused ({@link PacerState.ClockMinuteState}: a successor resumed within the
+ * refusal's pause waits it out); a probe minute under way is owed to the next minute. The turn
+ * guard's span ({@link TurnGuard}) is learnt afresh.
  */
 final class ClockMinuteWindow {
 
@@ -172,7 +174,7 @@ final class ClockMinuteWindow {
     private long refusalMillis = DEFAULT_REFUSAL_MILLIS;
     /** Whether the meter refused a call sent at the quick pace: a sub-second limit, so twice the even rate. */
     private boolean quickRefused;
-    /** When this learner saw the quick pace refused ({@code Long.MIN_VALUE}: not here). */
+    /** When the quick pace was refused ({@code Long.MIN_VALUE}: not, or not known), here or by a predecessor. */
     private long quickRefusedAt = Long.MIN_VALUE;
     /** The clock minute of the latest quick call, and when that minute's first quick call went. */
     private long quickMinute = Long.MIN_VALUE;
@@ -494,7 +496,8 @@ final class ClockMinuteWindow {
         long probe = probeMinute == Long.MIN_VALUE || probeMinute < Math.floorDiv(nowMillis, MINUTE_MILLIS)
                 ? PacerState.NEVER : probeMinute * MINUTE_MILLIS;
         return new PacerState.ClockMinuteState(withdrawals, trusted, start, account, probe, longCalls,
-                refusalMillis, withdrawnAt == Long.MIN_VALUE ? PacerState.NEVER : withdrawnAt, quickRefused);
+                refusalMillis, withdrawnAt == Long.MIN_VALUE ? PacerState.NEVER : withdrawnAt, quickRefused,
+                quickRefusedAt == Long.MIN_VALUE ? PacerState.NEVER : quickRefusedAt);
     }
 
     /** Continues from a predecessor's state; a strict pacer ignores it. */
@@ -507,6 +510,8 @@ final class ClockMinuteWindow {
         withdrawnAt = state.withdrawnAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.withdrawnAtMillis();
         longCalls = state.longCalls();
         quickRefused = state.quickRefused();
+        // the refusal's pause and echo go on in the successor (its own calls in them are the same answer)
+        quickRefusedAt = state.quickRefusedAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.quickRefusedAtMillis();
         refusalMillis = Math.max(DEFAULT_REFUSAL_MILLIS, Math.min(MAX_REFUSAL_MILLIS, state.refusalMillis()));
         if (state.probeMinuteStartMillis() != PacerState.NEVER && !trusted) {
             // a probe owed: the successor owes it. A probe minute under way moves to the next

@@ -450,10 +450,14 @@ public record PacerState(
      * @param quickRefused      whether the meter refused a call the trusted minute sent at its quick
      *                          pace (a sub-second limit): the turn is spent at twice the even rate
      *                          from then on; absent (an older state) reads as false
+     * @param quickRefusedAtMillis when the refusal came back, or {@link #NEVER} (not refused, or not
+     *                          known); 0 (an older state) reads as {@link #NEVER}. A successor resumed
+     *                          within the sub-second horizon after it pauses as its predecessor would
+     *                          have, and takes the refusals of its first calls for the same answer
      */
     public record ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis,
             Map<QuotaDimension, Long> used, long probeMinuteStartMillis, boolean longCalls, long refusalMillis,
-            long withdrawnAtMillis, boolean quickRefused) {
+            long withdrawnAtMillis, boolean quickRefused, long quickRefusedAtMillis) {
 
         public static final ClockMinuteState NONE = new ClockMinuteState(0, false, NEVER, Map.of());
 
@@ -466,7 +470,15 @@ public record PacerState(
         public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used,
                 long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis) {
             this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
-                    withdrawnAtMillis, false);
+                    withdrawnAtMillis, false, NEVER);
+        }
+
+        /** A learner whose quick pace was refused, or not, at a time not known. */
+        public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used,
+                long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis,
+                boolean quickRefused) {
+            this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
+                    withdrawnAtMillis, quickRefused, NEVER);
         }
 
         public ClockMinuteState {
@@ -484,6 +496,9 @@ public record PacerState(
             }
             if (refusalMillis < 0) {
                 throw new IllegalArgumentException("refusalMillis must not be negative, was " + refusalMillis);
+            }
+            if (quickRefusedAtMillis == 0 || !quickRefused) {
+                quickRefusedAtMillis = NEVER; // an older state, or nothing refused: no time to pause from
             }
             used = used == null || used.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(used));
         }

@@ -195,6 +195,13 @@ class StoredPacerHandoffTest {
                 .as("a refused quick pace travels").isTrue();
         assertThat(readWithFlag(published, "clockMinute", "quickRefused", null).clockMinute().quickRefused())
                 .as("an older state: not refused").isFalse();
+        ObjectNode refused = (ObjectNode) new ObjectMapper().readTree(published);
+        ((ObjectNode) refused.get("clockMinute")).put("quickRefused", true).put("quickRefusedAtMillis", now - 300);
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefusedAtMillis())
+                .as("when it was refused travels").isEqualTo(now - 300);
+        ((ObjectNode) refused.get("clockMinute")).remove("quickRefusedAtMillis");
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefusedAtMillis())
+                .as("an older state: refused at a time not known").isEqualTo(PacerState.NEVER);
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
                 .export(now, List.of()).bank().bucketModel().level()).as("an empty model, counted from the resume")
                 .containsEntry(QuotaDimension.TOKENS, 0L);

@@ -9,6 +9,7 @@ import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.quota.TokenUsage;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ClockMinuteWindowTest {
@@ -203,6 +204,34 @@ class ClockMinuteWindowTest {
         assertThat(Pacer.resume(pacer.quota(), HEADROOM, withQuickPace(pacer.export(900_000)), 900_000).minuteWindow()
                 .spacingMultiple(false, 900_000)).as("one whose predecessor was never refused ramps to it")
                 .isEqualTo(ClockMinuteWindow.QUICK_RAMP_MULTIPLE);
+    }
+
+    @Test
+    void aSuccessorResumedJustAfterTheQuickPacesRefusalWaitsOutItsPause() {
+        Pacer pacer = pacer(HEADROOM);
+        List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, new FixedWindowWithShortHorizon(), 600, RESERVED, ACTUAL,
+                LATENCY, 5_000, 900_000);
+        long refusedAt = sent.stream().filter(s -> s.throttled() && s.atMillis() >= 120_000)
+                .mapToLong(MeteredRun.Sent::atMillis).min().orElseThrow();
+        PacerState handedOver = pacer.export(900_000);
+        assertThat(handedOver.clockMinute().quickRefusedAtMillis()).as("when the pace was refused")
+                .isBetween(refusedAt, refusedAt + 1_000);
+        long refusal = handedOver.clockMinute().quickRefusedAtMillis();
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
+        long[] call = {RESERVED};
+        long resumedAt = refusal + 200;
+
+        ClockMinuteWindow successor = new ClockMinuteWindow(HEADROOM);
+        successor.restore(handedOver.clockMinute(), budgets, resumedAt);
+
+        assertThat(successor.windowFit(budgets, call, 0.95, resumedAt, true, resumedAt))
+                .as("resumed 200 ms after the refusal: the sub-second horizon's pause goes on")
+                .isEqualTo(refusal + ClockMinuteWindow.QUICK_ECHO_MILLIS);
+        ClockMinuteWindow older = new ClockMinuteWindow(HEADROOM);
+        older.restore(new PacerState.ClockMinuteState(0, true, PacerState.NEVER, Map.of(), PacerState.NEVER,
+                false, 0, PacerState.NEVER, true), budgets, resumedAt);
+        assertThat(older.windowFit(budgets, call, 0.95, resumedAt, true, resumedAt))
+                .as("refused at a time not known: no pause").isEqualTo(resumedAt);
     }
 
     /** The same state with the quick pace never refused. */
