@@ -30,7 +30,8 @@ import java.util.Set;
  *                                reach the meter a dispatch later than the pacer sent it), each
  *                                down to its actual usage once it ends (m refunded it, or the
  *                                meter charged it to m − 1); g = the longest the latest calls
- *                                took to reach the meter + 250 ms, at most 2 s ({@link TurnGuard})
+ *                                of its way took to reach the meter + 250 ms, at most 2 s, the
+ *                                dispatched way's until the drainer starts it itself ({@link TurnGuard})
  *   bucket bound b (per dimension): the most a token bucket of the quota, refilled at the quota
  *       per minute and refunded at settlement, could hold: full at the start, − each reservation,
  *       + each refund; a throttle in m while account(m) > quota / 1.1 (the account explains it)
@@ -146,7 +147,15 @@ final class ClockMinuteWindow {
     private long[] late;
     /** The open calls booked in {@link #late}: they count in the minute after theirs too, until they end. */
     private final Set<Admission> lateCalls = Collections.newSetFromMap(new IdentityHashMap<>());
-    private final TurnGuard turnGuard = new TurnGuard();
+    /**
+     * How long before a turn a call may still reach the meter after it: by the way a call goes
+     * whose way is not known yet (dispatched, learnt from dispatched calls' starts), and, once the
+     * drainer starts it itself, by that way (learnt from its calls' answers).
+     */
+    private final TurnGuard dispatchedGuard = new TurnGuard();
+    private final TurnGuard inlineGuard = new TurnGuard();
+    /** The open calls the drainer made itself, with when each started. */
+    private final Map<Admission, Long> startedHere = new IdentityHashMap<>();
     private final Map<Admission, Integer> watched = new IdentityHashMap<>();
     private long throttles;
     /**
@@ -178,6 +187,8 @@ final class ClockMinuteWindow {
     private long quickRefusedAt = Long.MIN_VALUE;
     /** The clock minute of the latest quick call, and when that minute's first quick call went. */
     private long quickMinute = Long.MIN_VALUE;
+    /** When this learner resumed a predecessor's state ({@code Long.MIN_VALUE}: it did not). */
+    private long resumedAt = Long.MIN_VALUE;
     private long quickFrom;
 
     ClockMinuteWindow(PacerSettings settings) {
@@ -327,7 +338,7 @@ final class ClockMinuteWindow {
             quickFrom = nowMillis;
         }
         refill(budgets, nowMillis);
-        boolean beforeTurn = turnGuard.nearTurn(nowMillis);
+        boolean beforeTurn = dispatchedGuard.nearTurn(nowMillis); // its way is not known yet
         if (beforeTurn) {
             lateCalls.add(admission);
         }
@@ -376,6 +387,7 @@ final class ClockMinuteWindow {
         // most its actual usage (the next minute charged it its reservation and refunded the rest, or
         // never saw it)
         boolean sentLate = lateCalls.remove(admission);
+        startedHere.remove(admission);
         boolean carried = sentLate && admittedMinute == minute - 1;
         for (int i = 0; i < budgets.length; i++) {
             if (sameMinute || carried || deltas[i] > 0) {
@@ -400,12 +412,43 @@ final class ClockMinuteWindow {
     }
 
     /**
-     * The call of {@code admission} had reached the meter by {@code reachedByMillis}: how long calls
-     * take to get there bounds which of them may reach it after a turn ({@link TurnGuard}).
+     * The drainer started the call of {@code admission} itself, now: booked as possibly late by the
+     * dispatched way's span, it is no longer once the span its own calls showed puts it before the
+     * turn ({@code amounts} is what its admission booked).
+     */
+    void started(Admission admission, long[] amounts, long nowMillis) {
+        if (!enabled) {
+            return;
+        }
+        startedHere.put(admission, nowMillis);
+        boolean sameMinute = used != null && Math.floorDiv(admission.admittedAtMillis(), MINUTE_MILLIS) == minute
+                && Math.floorDiv(nowMillis, MINUTE_MILLIS) == minute;
+        if (sameMinute && !inlineGuard.nearTurn(nowMillis) && lateCalls.remove(admission)) {
+            for (int i = 0; i < late.length; i++) {
+                late[i] -= amounts[i];
+            }
+        }
+    }
+
+    /**
+     * The call the drainer made itself for {@code admission} had reached the meter by
+     * {@code reachedByMillis}: how long such calls take from their start bounds which of them may
+     * reach it after a turn ({@link TurnGuard}).
      */
     void reached(Admission admission, long reachedByMillis) {
-        if (enabled) {
-            turnGuard.reached(admission.admittedAtMillis(), reachedByMillis);
+        Long startedAt = enabled ? startedHere.get(admission) : null;
+        if (startedAt != null) {
+            inlineGuard.reached(startedAt, reachedByMillis);
+        }
+    }
+
+    /**
+     * The call of {@code admission}, dispatched to a processor, started there at
+     * {@code startedAtMillis}: how long dispatched calls take from their admission.
+     */
+    void startedElsewhere(Admission admission, long startedAtMillis) {
+        if (enabled && !startedHere.containsKey(admission)) {
+            dispatchedGuard.reached(admission.admittedAtMillis(), startedAtMillis);
         }
     }
 
@@ -434,6 +477,10 @@ final class ClockMinuteWindow {
         Integer flags = unwatch(admission);
         if (explained && !trusted && !off() && (flags == null || (flags & MINUTE_ONLY) == 0)) {
             probeMinute = minute + 1;
+        }
+        if (flags == null && predecessorsQuickCall(admission)) {
+            throttles++; // the predecessor's quick calls met the refusal it handed over
+            return Answer.QUICK_PACE;
         }
         if (flags == null) {
             return Answer.NONE;
@@ -465,6 +512,16 @@ final class ClockMinuteWindow {
             throttles++;
         }
         return minuteOnly ? Answer.LEARNER : Answer.NONE;
+    }
+
+    /**
+     * Whether a call this learner does not watch was the predecessor's, sent in the refusal time
+     * before the quick pace's refusal it handed over or in the pause after it: the same answer.
+     */
+    private boolean predecessorsQuickCall(Admission admission) {
+        long admitted = admission.admittedAtMillis();
+        return trusted && quickRefusedAt != Long.MIN_VALUE && admitted < resumedAt
+                && admitted > quickRefusedAt - refusalMillis && admitted < quickRefusedAt + QUICK_ECHO_MILLIS;
     }
 
     private boolean answeredByQuickPace(Admission admission, int flags, boolean explained) {
@@ -510,6 +567,7 @@ final class ClockMinuteWindow {
         withdrawnAt = state.withdrawnAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.withdrawnAtMillis();
         longCalls = state.longCalls();
         quickRefused = state.quickRefused();
+        resumedAt = nowMillis;
         // the refusal's pause and echo go on in the successor (its own calls in them are the same answer)
         quickRefusedAt = state.quickRefusedAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.quickRefusedAtMillis();
         refusalMillis = Math.max(DEFAULT_REFUSAL_MILLIS, Math.min(MAX_REFUSAL_MILLIS, state.refusalMillis()));

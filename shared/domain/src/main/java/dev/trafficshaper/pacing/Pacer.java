@@ -481,7 +481,7 @@ public final class Pacer {
         admission.close();
         bucket.settled(admission, startedAtMillis, finishedAtMillis);
         if (startedAtMillis > 0) {
-            minute.reached(admission, startedAtMillis); // at the processor then, at Bedrock a transit later
+            minute.startedElsewhere(admission, startedAtMillis); // at the processor then, at Bedrock a transit later
         }
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
@@ -499,6 +499,7 @@ public final class Pacer {
      */
     public void started(Admission admission, long nowMillis) {
         bucket.started(admission, target(nowMillis), nowMillis);
+        minute.started(admission, amounts(admission.reservation()), nowMillis);
     }
 
     /**

@@ -453,7 +453,8 @@ public record PacerState(
      * @param quickRefusedAtMillis when the refusal came back, or {@link #NEVER} (not refused, or not
      *                          known); 0 (an older state) reads as {@link #NEVER}. A successor resumed
      *                          within the sub-second horizon after it pauses as its predecessor would
-     *                          have, and takes the refusals of its first calls for the same answer
+     *                          have, and takes the refusals of its predecessor's calls sent around it
+     *                          for the same answer
      */
     public record ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis,
             Map<QuotaDimension, Long> used, long probeMinuteStartMillis, boolean longCalls, long refusalMillis,

@@ -3,8 +3,8 @@ package dev.trafficshaper.pacing;
 import java.util.Arrays;
 
 /**
- * How close before a clock minute's turn a call may be admitted and still reach the meter after
- * it, learnt from how long the pacer's calls took to get there.
+ * How close before a clock minute's turn a call may be sent and still reach the meter after it,
+ * learnt from how long the pacer's calls took to get there; one per way a call goes.
  *
  * <p>Why: {@link ClockMinuteWindow} counts a call admitted just before a turn in the next minute
  * too, at its whole reservation until it ends, because a call reaches the meter a dispatch later
@@ -18,17 +18,23 @@ import java.util.Arrays;
  * what the calls showed:
  *
  * <pre>
- *   lag of a call  = the latest it can have reached the meter − its admission
- *                    (a call made in the drainer: its answer's arrival less the latency Bedrock
- *                     reports; one dispatched elsewhere: its start at the processor)
- *   guard          = min({@value #DEFAULT_MILLIS} ms, longest lag of the latest {@value #LAGS} calls
- *                    + {@value #MARGIN_MILLIS} ms), {@value #DEFAULT_MILLIS} ms until a lag is known
- *   near the turn  ⇔  (t mod 60 s) ≥ 60 s − guard
+ *   dispatched way:  lag = its start at the processor − its admission (learnt at its settlement)
+ *   inline way:      lag = its answer's arrival less the latency Bedrock reports − its start in
+ *                          the drainer (learnt at its answer)
+ *   guard            = min({@value #DEFAULT_MILLIS} ms, longest lag of the way's latest
+ *                      {@value #LAGS} calls + {@value #MARGIN_MILLIS} ms),
+ *                      {@value #DEFAULT_MILLIS} ms until a lag is known
+ *   near the turn    ⇔  (t mod 60 s) ≥ 60 s − guard
+ *   a call is booked near the turn at its admission by the dispatched way's guard (its way is not
+ *   known yet), and unbooked when the drainer starts it itself before the inline way's guard
  * </pre>
  *
- * The margin covers what the lags do not see (clocks apart, a request's own transit to Bedrock after
- * the processor started it), as {@link RefundingBucket}'s span does. A successor starts at the
- * default and learns again from its own calls: the guard errs long, never short.
+ * Why two ways: a drainer that makes its calls itself sends one the asynchronous way when no thread
+ * is free or its deadline outlasts the invocation, and a cold processor reaches Bedrock seconds
+ * later; a guard learnt from the drainer's own calls alone would let such a call land in the next
+ * minute uncounted. The margin covers what the lags do not see (clocks apart, a request's own
+ * transit to Bedrock after the processor started it), as {@link RefundingBucket}'s span does. A
+ * successor starts at the default and learns again from its own calls.
  */
 final class TurnGuard {
 
@@ -46,9 +52,9 @@ final class TurnGuard {
         Arrays.fill(lags, -1);
     }
 
-    /** A call admitted at {@code admittedAtMillis} had reached the meter by {@code reachedByMillis}. */
-    void reached(long admittedAtMillis, long reachedByMillis) {
-        lags[next] = Math.max(0, reachedByMillis - admittedAtMillis);
+    /** A call sent at {@code sentAtMillis} (admitted, or started) had reached the meter by {@code reachedByMillis}. */
+    void reached(long sentAtMillis, long reachedByMillis) {
+        lags[next] = Math.max(0, reachedByMillis - sentAtMillis);
         next = (next + 1) % LAGS;
         long longest = 0;
         for (long lag : lags) {
@@ -62,7 +68,7 @@ final class TurnGuard {
         return millis;
     }
 
-    /** Whether a call admitted at {@code atMillis} may reach the meter in the next clock minute. */
+    /** Whether a call sent at {@code atMillis} may reach the meter in the next clock minute. */
     boolean nearTurn(long atMillis) {
         return Math.floorMod(atMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - millis;
     }

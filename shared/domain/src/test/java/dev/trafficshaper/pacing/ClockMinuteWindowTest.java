@@ -207,7 +207,7 @@ class ClockMinuteWindowTest {
     }
 
     @Test
-    void aSuccessorResumedJustAfterTheQuickPacesRefusalWaitsOutItsPause() {
+    void aSuccessorResumedJustAfterTheQuickPacesRefusalWaitsOutItsPauseAndTakesItsPredecessorsCallsForTheSameAnswer() {
         Pacer pacer = pacer(HEADROOM);
         List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, new FixedWindowWithShortHorizon(), 600, RESERVED, ACTUAL,
                 LATENCY, 5_000, 900_000);
@@ -227,6 +227,12 @@ class ClockMinuteWindowTest {
         assertThat(successor.windowFit(budgets, call, 0.95, resumedAt, true, resumedAt))
                 .as("resumed 200 ms after the refusal: the sub-second horizon's pause goes on")
                 .isEqualTo(refusal + ClockMinuteWindow.QUICK_ECHO_MILLIS);
+        long[] reserved = {RESERVED};
+        assertThat(successor.throttled(admission(1, refusal - 100), budgets, reserved, refusal + 300))
+                .as("a predecessor's call sent just before the refusal: the same answer")
+                .isEqualTo(ClockMinuteWindow.Answer.QUICK_PACE);
+        assertThat(successor.throttled(admission(2, refusal - 30_000), budgets, reserved, refusal + 300))
+                .as("one sent long before it is not").isEqualTo(ClockMinuteWindow.Answer.NONE);
         ClockMinuteWindow older = new ClockMinuteWindow(HEADROOM);
         older.restore(new PacerState.ClockMinuteState(0, true, PacerState.NEVER, Map.of(), PacerState.NEVER,
                 false, 0, PacerState.NEVER, true), budgets, resumedAt);
@@ -323,22 +329,41 @@ class ClockMinuteWindowTest {
     }
 
     @Test
-    void onceCallsAreSeenToReachTheMeterAtOnceOnlyTheLastMomentsBeforeTheTurnCountInTheNextMinute() {
+    void onceTheDrainersOwnCallsAreSeenToReachTheMeterAtOnceOnlyItsLastMomentsBeforeTheTurnCountInTheNextMinute() {
         Pacer pacer = pacer(HEADROOM);
         Admission first = admitAt(pacer, 0, 10_000);
-        pacer.reached(first, 10_050, 13_000); // its answer, less Bedrock's latency: there 50 ms after admission
-        admitAt(pacer, 1, 59_000);
+        pacer.started(first, 10_000);
+        pacer.reached(first, 10_050, 13_000); // its answer, less Bedrock's latency: there 50 ms after its start
+        Admission before = admitAt(pacer, 1, 59_000);
+        pacer.started(before, 59_000);
         Admission atTheTurn = admitAt(pacer, 2, 59_800);
-        Admission next = admitAt(pacer, 3, 61_000);
+        pacer.started(atTheTurn, 59_800);
+        Admission dispatched = admitAt(pacer, 3, 59_000); // never started here: a processor makes its call
+        Admission next = admitAt(pacer, 4, 61_000);
 
         assertThat(pacer.export(61_000).clockMinute().used())
-                .as("a call admitted 1 s before the turn reached the old minute; one 200 ms before may not have")
-                .containsEntry(QuotaDimension.TOKENS, tokens(atTheTurn.reservation()) + tokens(next.reservation()));
+                .as("a call the drainer started 1 s before the turn reached the old minute; one started 200 ms "
+                        + "before, or one dispatched 1 s before (its way's span is not known), may not have")
+                .containsEntry(QuotaDimension.TOKENS, tokens(atTheTurn.reservation()) + tokens(dispatched.reservation())
+                        + tokens(next.reservation()));
 
         pacer.settle(atTheTurn, TokenUsage.of(ACTUAL, 0), 62_000);
 
         assertThat(pacer.export(62_000).clockMinute().used()).as("once it ended, only its usage")
-                .containsEntry(QuotaDimension.TOKENS, ACTUAL + tokens(next.reservation()));
+                .containsEntry(QuotaDimension.TOKENS, ACTUAL + tokens(dispatched.reservation()) + tokens(next.reservation()));
+    }
+
+    @Test
+    void dispatchedCallsSeenToStartAtOnceNarrowTheGuardForCallsWhoseWayIsNotKnown() {
+        Pacer pacer = pacer(HEADROOM);
+        Admission first = admitAt(pacer, 0, 10_000);
+        pacer.settle(first, TokenUsage.of(ACTUAL, 0), 10_100, 13_000); // started at its processor 100 ms after admission
+        admitAt(pacer, 1, 59_000);
+        Admission late = admitAt(pacer, 2, 59_800);
+        Admission next = admitAt(pacer, 3, 61_000);
+
+        assertThat(pacer.export(61_000).clockMinute().used())
+                .containsEntry(QuotaDimension.TOKENS, tokens(late.reservation()) + tokens(next.reservation()));
     }
 
     @Test
