@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Whether the meter is a fixed clock-minute window, learnt from the calls on which such a window and
@@ -149,10 +150,11 @@ final class ClockMinuteWindow {
     private final Set<Admission> lateCalls = Collections.newSetFromMap(new IdentityHashMap<>());
     /**
      * How long before a turn a call may still reach the meter after it: by the way a call goes
-     * whose way is not known yet (dispatched, learnt from dispatched calls' starts), and, once the
-     * drainer starts it itself, by that way (learnt from its calls' answers).
+     * whose way is not known yet (dispatched: the refunding bucket's span, learnt from dispatched
+     * calls' starts, at most {@link #TURN_GUARD_MILLIS}), and, once the drainer starts it itself,
+     * by that way (learnt here from its calls' answers).
      */
-    private final TurnGuard dispatchedGuard = new TurnGuard();
+    private final LongSupplier dispatchSpan;
     private final TurnGuard inlineGuard = new TurnGuard();
     /** The open calls the drainer made itself, with when each started. */
     private final Map<Admission, Long> startedHere = new IdentityHashMap<>();
@@ -191,8 +193,15 @@ final class ClockMinuteWindow {
     private long resumedAt = Long.MIN_VALUE;
     private long quickFrom;
 
+    /** A learner that takes every call to need {@link #TURN_GUARD_MILLIS} to reach the meter until the drainer starts it. */
     ClockMinuteWindow(PacerSettings settings) {
+        this(settings, () -> TURN_GUARD_MILLIS);
+    }
+
+    /** {@code dispatchSpan}: how long a dispatched call may take from its admission to the meter. */
+    ClockMinuteWindow(PacerSettings settings, LongSupplier dispatchSpan) {
         this.enabled = settings.headroom();
+        this.dispatchSpan = dispatchSpan;
     }
 
     boolean trusted() {
@@ -206,7 +215,7 @@ final class ClockMinuteWindow {
 
     /** Whether a call sent at {@code atMillis} may reach the meter after the clock minute's turn. */
     static boolean nearTurn(long atMillis) {
-        return Math.floorMod(atMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - TURN_GUARD_MILLIS;
+        return TurnGuard.nearTurn(atMillis, TURN_GUARD_MILLIS);
     }
 
     /** Whether the learner owes a probe its calls cannot answer by settling within the minute. */
@@ -338,7 +347,8 @@ final class ClockMinuteWindow {
             quickFrom = nowMillis;
         }
         refill(budgets, nowMillis);
-        boolean beforeTurn = dispatchedGuard.nearTurn(nowMillis); // its way is not known yet
+        // its way is not known yet: the dispatched way's span
+        boolean beforeTurn = TurnGuard.nearTurn(nowMillis, Math.min(TURN_GUARD_MILLIS, dispatchSpan.getAsLong()));
         if (beforeTurn) {
             lateCalls.add(admission);
         }
@@ -439,16 +449,6 @@ final class ClockMinuteWindow {
         Long startedAt = enabled ? startedHere.get(admission) : null;
         if (startedAt != null) {
             inlineGuard.reached(startedAt, reachedByMillis);
-        }
-    }
-
-    /**
-     * The call of {@code admission}, dispatched to a processor, started there at
-     * {@code startedAtMillis}: how long dispatched calls take from their admission.
-     */
-    void startedElsewhere(Admission admission, long startedAtMillis) {
-        if (enabled && !startedHere.containsKey(admission)) {
-            dispatchedGuard.reached(admission.admittedAtMillis(), startedAtMillis);
         }
     }
 

@@ -92,7 +92,7 @@ public final class Pacer {
         this.bank = new BankedCapacity(settings);
         this.catchUp = new CatchUp(settings);
         this.bucket = new RefundingBucket(settings, budgets);
-        this.minute = new ClockMinuteWindow(settings);
+        this.minute = new ClockMinuteWindow(settings, bucket::dispatchSpanMillis);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -480,9 +480,6 @@ public final class Pacer {
             long nowMillis) {
         admission.close();
         bucket.settled(admission, startedAtMillis, finishedAtMillis);
-        if (startedAtMillis > 0) {
-            minute.startedElsewhere(admission, startedAtMillis); // at the processor then, at Bedrock a transit later
-        }
         outputShare.learn(admission.candidate().expected().outputTokens(), actual.outputTokens());
         inputScale.learn(admission.candidate().expected().inputTokens(), actual.inputTokens());
         Charge settled = Charge.settlement(quota, actual);

@@ -464,7 +464,7 @@ public record PacerState(
 
         /** A learner owing no probe and with nothing measured of its calls. */
         public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used) {
-            this(withdrawals, trusted, minuteStartMillis, used, NEVER, false, 0, NEVER, false);
+            this(withdrawals, trusted, minuteStartMillis, used, NEVER, false, 0, NEVER, false, NEVER);
         }
 
         /** A learner whose quick pace was never refused. */
@@ -472,14 +472,6 @@ public record PacerState(
                 long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis) {
             this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
                     withdrawnAtMillis, false, NEVER);
-        }
-
-        /** A learner whose quick pace was refused, or not, at a time not known. */
-        public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used,
-                long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis,
-                boolean quickRefused) {
-            this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
-                    withdrawnAtMillis, quickRefused, NEVER);
         }
 
         public ClockMinuteState {

@@ -131,9 +131,9 @@ final class RefundingBucket {
      */
     static final long FORGET_MILLIS = 15 * 60_000;
     /** Added to the longest lag seen: admissions are booked up to a lookahead early, and clocks differ. */
-    static final long LAG_MARGIN_MILLIS = 250;
+    static final long LAG_MARGIN_MILLIS = TurnGuard.MARGIN_MILLIS;
     /** How many of the latest calls' lags the span is the longest of. */
-    static final int LAGS = 64;
+    static final int LAGS = TurnGuard.LAGS;
 
     private final boolean enabled;
     private final DimensionBudget[] budgets;
@@ -149,9 +149,8 @@ final class RefundingBucket {
     /** Each watched admission's charge while it may be on its way: its settlement or release shows it is not. */
     private final Map<Admission, Transit> transitOf = new IdentityHashMap<>();
     private Transit unclaimed;
-    /** The latest calls' lags from admission to start, a ring; -1 where none yet. */
-    private final long[] lags = new long[LAGS];
-    private int nextLag;
+    /** The span d: the latest dispatched calls' lags from admission to start. */
+    private final TurnGuard span = new TurnGuard(MAX_LAG_MILLIS);
     /** Open calls the drainer made itself: their lags are not the span's. */
     private final Set<Admission> madeHere = Collections.newSetFromMap(new IdentityHashMap<>());
     private long updatedAt = Long.MIN_VALUE;
@@ -201,7 +200,6 @@ final class RefundingBucket {
         this.onTheWay = new long[budgets.length];
         this.heldBack = new double[budgets.length];
         this.aboveNow = new double[budgets.length];
-        Arrays.fill(lags, -1);
         this.minuteHeld = new long[budgets.length];
     }
 
@@ -320,9 +318,13 @@ final class RefundingBucket {
         madeHere.add(admission); // its lag, next to none, says nothing of calls dispatched elsewhere
     }
 
-    private void lagSeen(long lagMillis) {
-        lags[nextLag] = Math.max(0, lagMillis);
-        nextLag = (nextLag + 1) % LAGS;
+    /**
+     * How long a call dispatched elsewhere may take from its admission to the meter (the span d,
+     * without the clock minute's cap): what {@link ClockMinuteWindow} counts a call near a turn by
+     * until the drainer starts it itself.
+     */
+    long dispatchSpanMillis() {
+        return span.millis();
     }
 
     /** Whether the meter took a call that neither a sliding nor a fixed window of the quota would take. */
@@ -411,7 +413,7 @@ final class RefundingBucket {
             refundedFrom.put(admission, Math.max(atMeter, finishedAtMillis - LAG_MARGIN_MILLIS));
         }
         if (!madeHere.remove(admission) && startedAtMillis > 0) {
-            lagSeen(startedAtMillis - admission.admittedAtMillis());
+            span.reached(admission.admittedAtMillis(), startedAtMillis);
         }
         paid.remove(admission);
         if (proving.remove(admission) && withdrawnAt == Long.MIN_VALUE) {
@@ -659,11 +661,7 @@ final class RefundingBucket {
 
     /** How long a charge may take to reach the meter: the longest lag of the latest calls, and a margin. */
     private long spanMillis() {
-        long longest = -1;
-        for (long lag : lags) {
-            longest = Math.max(longest, lag);
-        }
-        return longest < 0 ? MAX_LAG_MILLIS : Math.min(MAX_LAG_MILLIS, longest + LAG_MARGIN_MILLIS);
+        return span.millis();
     }
 
     /** The most the model may hold on a dimension: the quota, less what may still be on its way to the meter. */

@@ -18,7 +18,9 @@ import java.util.Arrays;
  * what the calls showed:
  *
  * <pre>
- *   dispatched way:  lag = its start at the processor − its admission (learnt at its settlement)
+ *   dispatched way:  lag = its start at the processor − its admission (learnt at its settlement;
+ *                          {@link RefundingBucket}'s span, which its model's charges on their way
+ *                          use too, at most 5 s there)
  *   inline way:      lag = its answer's arrival less the latency Bedrock reports − its start in
  *                          the drainer (learnt at its answer)
  *   guard            = min({@value #DEFAULT_MILLIS} ms, longest lag of the way's latest
@@ -46,9 +48,18 @@ final class TurnGuard {
     /** The latest calls' lags, a ring; -1 where none yet. */
     private final long[] lags = new long[LAGS];
     private int next;
-    private long millis = DEFAULT_MILLIS;
+    /** The span until a lag is known, and the most it is. */
+    private final long mostMillis;
+    private long millis;
 
     TurnGuard() {
+        this(DEFAULT_MILLIS);
+    }
+
+    /** A span of at most {@code mostMillis} ({@link RefundingBucket}'s, a charge's way to the meter, is 5 s). */
+    TurnGuard(long mostMillis) {
+        this.mostMillis = mostMillis;
+        this.millis = mostMillis;
         Arrays.fill(lags, -1);
     }
 
@@ -60,7 +71,7 @@ final class TurnGuard {
         for (long lag : lags) {
             longest = Math.max(longest, lag);
         }
-        millis = Math.min(DEFAULT_MILLIS, longest + MARGIN_MILLIS);
+        millis = Math.min(mostMillis, longest + MARGIN_MILLIS);
     }
 
     /** How long before a turn a call may still reach the meter after it. */
@@ -70,6 +81,11 @@ final class TurnGuard {
 
     /** Whether a call sent at {@code atMillis} may reach the meter in the next clock minute. */
     boolean nearTurn(long atMillis) {
-        return Math.floorMod(atMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - millis;
+        return nearTurn(atMillis, millis);
+    }
+
+    /** Whether a call sent at {@code atMillis} that may take {@code spanMillis} to arrive may reach the next minute. */
+    static boolean nearTurn(long atMillis, long spanMillis) {
+        return Math.floorMod(atMillis, MINUTE_MILLIS) >= MINUTE_MILLIS - spanMillis;
     }
 }

@@ -235,7 +235,7 @@ class ClockMinuteWindowTest {
                 .as("one sent long before it is not").isEqualTo(ClockMinuteWindow.Answer.NONE);
         ClockMinuteWindow older = new ClockMinuteWindow(HEADROOM);
         older.restore(new PacerState.ClockMinuteState(0, true, PacerState.NEVER, Map.of(), PacerState.NEVER,
-                false, 0, PacerState.NEVER, true), budgets, resumedAt);
+                false, 0, PacerState.NEVER, true, PacerState.NEVER), budgets, resumedAt);
         assertThat(older.windowFit(budgets, call, 0.95, resumedAt, true, resumedAt))
                 .as("refused at a time not known: no pause").isEqualTo(resumedAt);
     }
