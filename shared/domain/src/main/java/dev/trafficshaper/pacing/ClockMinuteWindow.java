@@ -519,18 +519,21 @@ final class ClockMinuteWindow {
      * before the quick pace's refusal it handed over or in the pause after it: the same answer.
      */
     private boolean predecessorsQuickCall(Admission admission) {
-        long admitted = admission.admittedAtMillis();
-        return trusted && quickRefusedAt != Long.MIN_VALUE && admitted < resumedAt
-                && admitted > quickRefusedAt - refusalMillis && admitted < quickRefusedAt + QUICK_ECHO_MILLIS;
+        return trusted && admission.admittedAtMillis() < resumedAt && aroundQuickRefusal(admission);
     }
 
     private boolean answeredByQuickPace(Admission admission, int flags, boolean explained) {
         if ((flags & QUICK) != 0) {
             return !explained;
         }
+        return (flags & MINUTE_ONLY) != 0 && aroundQuickRefusal(admission);
+    }
+
+    /** Whether the call went in the refusal time before the quick pace's refusal, or in the pause after it. */
+    private boolean aroundQuickRefusal(Admission admission) {
         long admitted = admission.admittedAtMillis();
-        return quickRefusedAt != Long.MIN_VALUE && (flags & MINUTE_ONLY) != 0
-                && admitted > quickRefusedAt - refusalMillis && admitted < quickRefusedAt + QUICK_ECHO_MILLIS;
+        return quickRefusedAt != Long.MIN_VALUE && admitted > quickRefusedAt - refusalMillis
+                && admitted < quickRefusedAt + QUICK_ECHO_MILLIS;
     }
 
     PacerState.ClockMinuteState export(DimensionBudget[] budgets, long nowMillis) {
