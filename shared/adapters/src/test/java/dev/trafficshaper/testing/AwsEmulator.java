@@ -206,8 +206,7 @@ public final class AwsEmulator {
                 Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
             }
             script.toFile().deleteOnExit();
-            Path log = Files.createTempFile("moto_server", ".log");
-            log.toFile().deleteOnExit();
+            Path log = motoLog();
             process = new ProcessBuilder(python, script.toString()).redirectError(log.toFile()).start();
             Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "stop-moto"));
             int port = readPort(process, log);
@@ -217,6 +216,21 @@ public final class AwsEmulator {
         } catch (IOException e) {
             throw noEmulator("could not start '" + python + "': " + e.getMessage());
         }
+    }
+
+    /**
+     * Where the moto server's standard error goes: the build's {@code target} directory when the
+     * tests run in one (kept, so a failed run can show the server's side, watchdog reports
+     * included), a temporary file otherwise.
+     */
+    private static Path motoLog() throws IOException {
+        Path target = Path.of("target");
+        if (Files.isDirectory(target)) {
+            return Files.createTempFile(target, "moto-server-", ".log");
+        }
+        Path log = Files.createTempFile("moto-server-", ".log");
+        log.toFile().deleteOnExit();
+        return log;
     }
 
     private static int readPort(Process process, Path log) throws IOException {

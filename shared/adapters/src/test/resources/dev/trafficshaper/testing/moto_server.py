@@ -1,7 +1,13 @@
-"""Runs the moto server for the integration tests: single-threaded, on a free loopback port.
+"""Runs the moto server for the integration tests: one request at a time, on a free loopback port.
 
-Single-threaded because moto's backends are not safe under concurrent requests: only when
-requests are served one at a time is a conditional write atomic, as it is on AWS.
+One request at a time because moto's backends are not safe under concurrent requests: only when
+requests are served one at a time is a conditional write atomic, as it is on AWS. Connections are
+still accepted and read on threads of their own, and a request's whole body is read before it
+takes its turn, so a client that stalls half-way through a request holds up no one but itself (a
+single-threaded server waits on it, and every other client's connect times out). A connection
+that sends nothing for SOCKET_TIMEOUT_SECONDS is dropped. A watchdog writes to standard error
+which request has held the server for more than SLOW_REQUEST_SECONDS, with every thread's stack,
+so a stuck emulator can be told from a stuck test.
 
 Prints "MOTO_PORT=<port>" once listening, and exits when its standard input closes, so it
 never outlives the JVM that started it.
@@ -27,11 +33,17 @@ TaskTimedOut, as AWS does (refuse_closed_task_tokens); SendTaskFailure keeps its
 echoing Lambda (invoke_lambda_at_the_configured_endpoint), so a test can run the handlers itself.
 """
 import argparse
+import io
 import json
 import logging
 import os
 import sys
 import threading
+import time
+import traceback
+
+SOCKET_TIMEOUT_SECONDS = 300
+SLOW_REQUEST_SECONDS = 60
 
 DEFAULT_CONFIG = {
     "batch": {"use_docker": False},
@@ -275,6 +287,59 @@ def invoke_lambda_at_the_configured_endpoint():
     lambda_eval_utils.boto_client_for = boto_client_for
 
 
+class OneRequestAtATime:
+    """Wraps a WSGI application so it serves one request at a time, on whichever thread read it.
+    The body is read in full before the request takes its turn, and the response is drained before
+    the turn ends, so the turn holds no socket I/O."""
+
+    def __init__(self, app):
+        self.app = app
+        self.turn = threading.Lock()
+        self.current = None  # (monotonic start, description) of the request holding the turn
+
+    def __call__(self, environ, start_response):
+        from werkzeug.wsgi import get_input_stream
+
+        environ["wsgi.input"] = io.BytesIO(get_input_stream(environ).read())
+        with self.turn:
+            self.current = (time.monotonic(), describe(environ))
+            try:
+                result = self.app(environ, start_response)
+                try:
+                    return [b"".join(result)]
+                finally:
+                    if hasattr(result, "close"):
+                        result.close()
+            finally:
+                self.current = None
+
+    def watch(self):
+        reported = None
+        while True:
+            time.sleep(5)
+            current = self.current
+            if current is None or current is reported:
+                continue
+            held = time.monotonic() - current[0]
+            if held > SLOW_REQUEST_SECONDS:
+                reported = current
+                report_stuck(current[1], held)
+
+
+def describe(environ):
+    target = environ.get("HTTP_X_AMZ_TARGET") or ""
+    return "%s %s %s" % (environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"), target)
+
+
+def report_stuck(request, held):
+    lines = ["moto watchdog: '%s' has held the server for %.0f s; threads:" % (request.strip(), held)]
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():
+        lines.append("--- thread %s" % names.get(ident, ident))
+        lines.extend(line.rstrip() for line in traceback.format_stack(frame))
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
 def exit_when_parent_goes_away():
     try:
         while sys.stdin.read(1024):
@@ -291,7 +356,7 @@ def main():
     args = parser.parse_args()
 
     try:
-        from werkzeug.serving import make_server
+        from werkzeug.serving import WSGIRequestHandler, make_server
         from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
         from moto.moto_api._internal.models import moto_api_backend
     except ImportError as e:
@@ -310,8 +375,14 @@ def main():
     moto_api_backend.set_config(config)
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    app = DomainDispatcherApplication(create_backend_app)
-    server = make_server(args.host, args.port, app, threaded=False)
+    app = OneRequestAtATime(DomainDispatcherApplication(create_backend_app))
+
+    class TimingOutRequestHandler(WSGIRequestHandler):
+        timeout = SOCKET_TIMEOUT_SECONDS
+
+    server = make_server(args.host, args.port, app, threaded=True, request_handler=TimingOutRequestHandler)
+    server.daemon_threads = True
+    threading.Thread(target=app.watch, name="watchdog", daemon=True).start()
     os.environ["MOTO_PORT"] = str(server.server_port)  # where moto's service integrations call moto
     threading.Thread(target=exit_when_parent_goes_away, daemon=True).start()
     print("MOTO_PORT=%d" % server.server_port, flush=True)
