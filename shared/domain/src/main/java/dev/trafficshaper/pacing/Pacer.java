@@ -175,6 +175,7 @@ public final class Pacer {
         }
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
         pacer.minute.restore(state.clockMinute(), pacer.budgets, nowMillis);
+        pacer.minute.refusedAt(pacer.refusedLevel());
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -538,6 +539,7 @@ public final class Pacer {
         }
         Headroom.Refusal refusal = refusal(nowMillis); // with the refused call's own charge still in the window
         boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), target(nowMillis), nowMillis);
+        minute.refusedAt(refusedLevel());
         ClockMinuteWindow.Answer minuteAnswer = minute.throttled(admission, budgets, amounts(admission.reservation()),
                 nowMillis);
         release(admission, nowMillis);
@@ -567,6 +569,16 @@ public final class Pacer {
         if (!headroom.throttled(admission.admittedAtMillis(), refusal, nowMillis)) {
             feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
+    }
+
+    /**
+     * The share of the quota at which the meter last refused the pacer's own load (load the pacer
+     * cannot see took the rest), or 1 before any such refusal: where a meter's window is full for
+     * this pacer.
+     */
+    private double refusedLevel() {
+        double ceiling = feedback.ceiling();
+        return ceiling > 0.0 ? Math.min(1.0, ceiling) : 1.0;
     }
 
     private PacerState.HeadroomState headroomState(long capturedAt) {

@@ -61,6 +61,41 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void aThrottleAtTheLevelTheMeterLastRefusedIsExplainedSoTheNextMinuteIsProbed() {
+        // Another application takes a quarter of each minute: the meter refuses the pacer's calls
+        // with the pacer's own account at 0.75 of the quota, which the quota alone never explains
+        // (0.75 < 1 / 1.1). Read against the level the meter last refused at, it does.
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
+        long[] call = {RESERVED};
+        ClockMinuteWindow atTheQuota = new ClockMinuteWindow(HEADROOM);
+        ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM);
+        for (ClockMinuteWindow learner : List.of(atTheQuota, atTheLevel)) {
+            for (int i = 0; i < 75; i++) { // 75 calls of 6,000: 0.75 of the quota
+                learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
+            }
+        }
+
+        atTheQuota.throttled(admission(75, 50_000), budgets, call, 50_000);
+        atTheLevel.refusedAt(0.76);
+        atTheLevel.throttled(admission(75, 50_000), budgets, call, 50_000);
+
+        assertThat(atTheQuota.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
+                .as("unexplained against the quota: minute 1 is not probed").isEqualTo(70_000);
+        assertThat(atTheLevel.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
+                .as("explained against the refused level: minute 1 is probed from its turn").isEqualTo(60_000);
+    }
+
+    @Test
+    void withAQuarterOfASlidingWindowTakenTheLearnerIsNeverTrustedAndCostsTwoThrottlesAtMost() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = drain(pacer, new MeteredRun.SlidingWindow(QUOTA * 3 / 4));
+
+        assertThat(pacer.minuteWindow().trusted()).isFalse();
+        assertThat(pacer.minuteWindow().throttles()).as("throttles the learner answered").isLessThanOrEqualTo(2L);
+    }
+
+    @Test
     void aSlidingWindowIsNeverTrustedAndCostsTheLearnerTwoThrottlesAtMost() {
         Pacer pacer = pacer(HEADROOM);
 
