@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -38,11 +39,12 @@ import java.util.function.LongSupplier;
  *       + each refund; a throttle in m while account(m) > level × quota / 1.1 (the account
  *       explains it) sets b ≤ 0.1 × c (the bucket held less than the refused call, by the
  *       estimates' error)
- *   level: the share of the quota at which the meter last refused the pacer's own load
- *       ({@link ThrottleFeedback}'s ceiling, at most 1; 1 before any refusal): load the pacer
- *       cannot see takes the rest of each window, so the meter is full for the pacer there
- *   decisive call:  account(m) + c ≤ quota  while  ledger(60 s) + c > 1.1 × level × quota
- *                   (a fixed window takes it, a sliding window of the quota does not)
+ *   level: the share of the quota at which the meter last refused the pacer's own load, as
+ *       the refusals before this one showed it ({@link ThrottleFeedback}'s ceiling: the strict
+ *       window's fill at the refusal, at most the target then; never under the minimum target;
+ *       1 before any refusal): load the pacer cannot see takes the rest of each window
+ *   decisive call:  account(m) + c ≤ level × quota  while  ledger(60 s) + c > 1.1 × level × quota
+ *                   (a fixed window of level × quota takes it, a sliding one does not)
  *       it proves if also b − c < −0.1 × quota (no such bucket takes it either), once settled
  *       throttled → contradiction: trust withdrawn (calls sent before that are the same answer);
  *                   at the {@value #GIVE_UP_AFTER}nd, off for good
@@ -52,8 +54,9 @@ import java.util.function.LongSupplier;
  *       went before it unrefused (so the count doubles each r; r = the longest a throttle took to
  *       come back, at least 1 s, at most 5 s); if the minute's account then holds the
  *       queue back (the turn took a whole minute at twice the rate, unthrottled), trusted from m + 2,
- *       if level < 1 only once one of its calls past the bound settled decisive (a sliding window
- *       whose other load has left since the level was learnt takes a held minute too);
+ *       if level < 1 only once one of its calls past the bound was decisive and went through
+ *       (settled, or answered by time; a sliding window takes a held minute below the quota
+ *       when the level is low, the refusal that set it not the window's);
  *       a probe minute that sent nothing past the sliding bound (the budget had no room) leaves the
  *       probe owed: the next minute is the probe minute instead
  *   long calls (the last call to settle took over 30 s: a probe call seldom settles in its minute):
@@ -103,10 +106,14 @@ import java.util.function.LongSupplier;
  * every minute evenly. Its last minute then took the whole minute where the oracle sends it at the
  * turn: fixed-window {@code background-quarter} drained 1.10–1.11× the oracle in six seeds of
  * ten (seed 43: 606.7 s against 547.0 s, each minute within 1% of the oracle's 3.0M). Read
- * against the level, the minute is trusted from the third (seed 43: 573.7 s, 1.05×). Requiring a
- * decisive call below the quota: without it a stale level (a lift or the other load gone since)
- * let a sliding window hold a probe minute, and the quick turn was refused in a clump (sliding
- * {@code rpm-bound-small}, pessimistic deployment: 151 → 270 throttles; with it 133).
+ * against the level, the minute is trusted from the third: seed 46 603.9 s → 571.0 s (1.105× →
+ * 1.045×, ahead of {@code sdk-adaptive}'s 574.6 s), seeds 48 and 50 likewise; at seeds 43, 47
+ * and 51 a refusal at a trusted minute's end (the level is the pacer's estimate) withdraws the
+ * trust twice and they stay at 1.10× (docs/roadmap.md). Requiring a decisive call below the
+ * quota: without it a level set by another refusal (the fill of an RPM-bound window) let a
+ * sliding window hold a probe minute, and the quick turn was refused in a clump (sliding
+ * {@code rpm-bound-small}, pessimistic deployment: 151 → 270 throttles; with it 133). It does not
+ * guard against a level gone stale by more than the 10% margin.
  *
  * Why the bucket bound: a refunding token bucket takes a burst past the sliding bound as a fixed
  * window does (a full bucket, refunds coming back), so such an acceptance alone proved nothing and
@@ -210,21 +217,25 @@ final class ClockMinuteWindow {
     private long resumedAt = Long.MIN_VALUE;
     private long quickFrom;
     /**
-     * The share of the quota at which the meter last refused the pacer's own load, as the pacer
-     * last told ({@link #throttled}; 1 until then): where its window is full for this pacer, load it
-     * cannot see taking the rest.
+     * The share of the quota at which the meter last refused the pacer's own load (1 before any
+     * refusal): where its window is full for this pacer, load it cannot see taking the rest. Read
+     * when needed, so a throttle is explained by the refusals before it, never by itself.
      */
-    private double refusedLevel = 1.0;
+    private final DoubleSupplier refusedLevel;
 
     /** A learner that takes every call to need {@link #TURN_GUARD_MILLIS} to reach the meter until the drainer starts it. */
     ClockMinuteWindow(PacerSettings settings) {
-        this(settings, () -> TURN_GUARD_MILLIS);
+        this(settings, () -> TURN_GUARD_MILLIS, () -> 1.0);
     }
 
-    /** {@code dispatchSpan}: how long a dispatched call may take from its admission to the meter. */
-    ClockMinuteWindow(PacerSettings settings, LongSupplier dispatchSpan) {
+    /**
+     * {@code dispatchSpan}: how long a dispatched call may take from its admission to the meter;
+     * {@code refusedLevel}: the share of the quota at which the meter last refused the pacer (≤ 1).
+     */
+    ClockMinuteWindow(PacerSettings settings, LongSupplier dispatchSpan, DoubleSupplier refusedLevel) {
         this.enabled = settings.headroom();
         this.dispatchSpan = dispatchSpan;
+        this.refusedLevel = refusedLevel;
     }
 
     boolean trusted() {
@@ -378,10 +389,11 @@ final class ClockMinuteWindow {
         boolean minuteHasRoom = true;
         boolean slidingFull = false;
         boolean neitherTakesIt = false;
+        double level = refusedLevel.getAsDouble();
         for (int i = 0; i < budgets.length; i++) {
             long quota = budgets[i].quotaPerMinute();
-            minuteHasRoom &= used[i] + amounts[i] <= quota;
-            boolean slidingRefuses = budgets[i].windowSum(nowMillis) > DECISIVE * refusedLevel * quota;
+            minuteHasRoom &= used[i] + amounts[i] <= level * quota;
+            boolean slidingRefuses = budgets[i].windowSum(nowMillis) > DECISIVE * level * quota;
             boolean bucketRefuses = bucketBound[i] - amounts[i] < -(DECISIVE - 1) * quota;
             slidingFull |= slidingRefuses;
             neitherTakesIt |= slidingRefuses && bucketRefuses;
@@ -540,16 +552,6 @@ final class ClockMinuteWindow {
     }
 
     /**
-     * The share of the quota at which the meter last refused the pacer's own load ({@code level}
-     * ≤ 1; 1 before any refusal): a throttle with the minute's account near it is explained, and a
-     * call past the sliding bound tells the meters apart past it, as they do past the quota when
-     * nothing else shares it.
-     */
-    void refusedAt(double level) {
-        refusedLevel = Math.min(1.0, level);
-    }
-
-    /**
      * Whether a call this learner does not watch was the predecessor's, sent in the refusal time
      * before the quick pace's refusal it handed over or in the pause after it: the same answer.
      */
@@ -635,8 +637,9 @@ final class ClockMinuteWindow {
         }
         refill(budgets, nowMillis);
         boolean explained = false;
+        double level = refusedLevel.getAsDouble();
         for (int i = 0; i < budgets.length; i++) {
-            if (used[i] > refusedLevel * budgets[i].quotaPerMinute() / DECISIVE) {
+            if (used[i] > level * budgets[i].quotaPerMinute() / DECISIVE) {
                 bucketBound[i] = Math.min(bucketBound[i], (DECISIVE - 1) * amounts[i]);
                 explained = true;
             }
@@ -673,7 +676,7 @@ final class ClockMinuteWindow {
             boolean next = current == minute + 1;
             // below the quota a held minute alone proves nothing: a sliding window whose load left
             // since the level was learnt takes it too, so one of its calls must have told them apart
-            boolean decisiveNeeded = probeByTime || refusedLevel < 1.0;
+            boolean decisiveNeeded = probeByTime || refusedLevel.getAsDouble() < 1.0;
             if (minute == probeMinute && probeHeld && (!decisiveNeeded || probeDecisive) && !off()) {
                 trusted = true; // the turn took a whole minute's account at twice the rate, unthrottled
             } else if (probeMinute >= minute && probeMinute < current && !probeSent && !trusted && !off()) {

@@ -92,7 +92,7 @@ public final class Pacer {
         this.bank = new BankedCapacity(settings);
         this.catchUp = new CatchUp(settings);
         this.bucket = new RefundingBucket(settings, budgets);
-        this.minute = new ClockMinuteWindow(settings, bucket::dispatchSpanMillis);
+        this.minute = new ClockMinuteWindow(settings, bucket::dispatchSpanMillis, this::refusedLevel);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }
@@ -175,7 +175,6 @@ public final class Pacer {
         }
         pacer.bunching.restore(state.bank().guardFactor(), state.bank().guardThrottleAtMillis());
         pacer.minute.restore(state.clockMinute(), pacer.budgets, nowMillis);
-        pacer.minute.refusedAt(pacer.refusedLevel());
         state.tenantNextSlotMicros().forEach((tenant, slot) -> {
             if (settings.tenantCaps().containsKey(tenant) && slot > nowMillis * 1_000) {
                 pacer.tenantNextSlotMicros.put(tenant, slot);
@@ -539,7 +538,6 @@ public final class Pacer {
         }
         Headroom.Refusal refusal = refusal(nowMillis); // with the refused call's own charge still in the window
         boolean modelPaid = bucket.throttled(admission, headroom.budgetAllows(nowMillis), target(nowMillis), nowMillis);
-        minute.refusedAt(refusedLevel());
         ClockMinuteWindow.Answer minuteAnswer = minute.throttled(admission, budgets, amounts(admission.reservation()),
                 nowMillis);
         release(admission, nowMillis);
@@ -573,12 +571,13 @@ public final class Pacer {
 
     /**
      * The share of the quota at which the meter last refused the pacer's own load (load the pacer
-     * cannot see took the rest), or 1 before any such refusal: where a meter's window is full for
-     * this pacer.
+     * cannot see took the rest): {@link ThrottleFeedback}'s ceiling, the strict window's fill at
+     * that refusal, at most the target then; 1 before any such refusal, never under the minimum
+     * target. Where a meter's window is full for this pacer ({@link ClockMinuteWindow}).
      */
     private double refusedLevel() {
         double ceiling = feedback.ceiling();
-        return ceiling > 0.0 ? Math.min(1.0, ceiling) : 1.0;
+        return ceiling > 0.0 ? Math.max(settings.minimumTarget(), Math.min(1.0, ceiling)) : 1.0;
     }
 
     private PacerState.HeadroomState headroomState(long capturedAt) {

@@ -68,7 +68,7 @@ class ClockMinuteWindowTest {
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
         long[] call = {RESERVED};
         ClockMinuteWindow atTheQuota = new ClockMinuteWindow(HEADROOM);
-        ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM);
+        ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.76);
         for (ClockMinuteWindow learner : List.of(atTheQuota, atTheLevel)) {
             for (int i = 0; i < 75; i++) { // 75 calls of 6,000: 0.75 of the quota
                 learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
@@ -76,7 +76,6 @@ class ClockMinuteWindowTest {
         }
 
         atTheQuota.throttled(admission(75, 50_000), budgets, call, 50_000);
-        atTheLevel.refusedAt(0.76);
         atTheLevel.throttled(admission(75, 50_000), budgets, call, 50_000);
 
         assertThat(atTheQuota.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
