@@ -565,7 +565,9 @@ public final class Pacer {
         }
         catchUp.throttled(nowMillis); // a throttle the pacer did not expect: spend no faster than evenly
         if (!headroom.throttled(admission.admittedAtMillis(), refusal, nowMillis)) {
-            feedback.onThrottle(nowMillis, windowFill(nowMillis));
+            // a trusted clock minute is the window: where its account stood is where the meter refused
+            double fill = minute.trusted() ? Math.max(minute.accountFill(budgets, nowMillis), 0.0) : windowFill(nowMillis);
+            feedback.onThrottle(nowMillis, fill);
         }
     }
 

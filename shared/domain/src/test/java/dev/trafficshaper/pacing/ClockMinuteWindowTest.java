@@ -85,6 +85,37 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void belowTheQuotaATrustedMinuteRefusedWithItsAccountFullKeepsTheTrustAndOneRefusedEarlyLosesIt() {
+        // The meter refuses this pacer at 0.75 of the quota. A fixed window refuses a trusted
+        // minute's calls once its account is full, wherever the other load put the edge this
+        // minute: the target answers that. A sliding window refuses the calls a trusted minute
+        // sends at its turn, its 60 s still full and the account nearly empty: a contradiction.
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
+        long[] call = {RESERVED};
+        ClockMinuteWindow full = trustedBelowTheQuota(budgets);
+        ClockMinuteWindow early = trustedBelowTheQuota(budgets);
+        Admission last = null;
+        for (int i = 0; i < 74; i++) { // 0.74 of the quota, each call sent on the minute's account alone
+            last = admission(i, 60_000 + i * 100);
+            full.admitted(last, budgets, call, true, false, 60_000 + i * 100);
+        }
+        Admission first = admission(0, 60_000);
+        early.admitted(first, budgets, call, true, false, 60_000);
+
+        assertThat(full.throttled(last, budgets, call, 67_500)).as("the account explains it: the target's")
+                .isEqualTo(ClockMinuteWindow.Answer.NONE);
+        assertThat(full.trusted()).isTrue();
+        assertThat(early.throttled(first, budgets, call, 60_100)).isEqualTo(ClockMinuteWindow.Answer.LEARNER);
+        assertThat(early.trusted()).isFalse();
+    }
+
+    private static ClockMinuteWindow trustedBelowTheQuota(DimensionBudget[] budgets) {
+        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.75);
+        learner.restore(new PacerState.ClockMinuteState(0, true, 0, Map.of(QuotaDimension.TOKENS, 0L)), budgets, 0);
+        return learner;
+    }
+
+    @Test
     void withAQuarterOfASlidingWindowTakenTheLearnerIsNeverTrustedAndCostsTwoThrottlesAtMost() {
         Pacer pacer = pacer(HEADROOM);
 
