@@ -136,7 +136,8 @@ import java.util.function.LongSupplier;
  * probe owed, with what it knows of the calls' length and the refusal time, and whether and when
  * the quick pace was refused ({@link PacerState.ClockMinuteState}: a successor resumed within the
  * refusal's pause waits it out); a probe minute under way is owed to the next minute. The turn
- * guard's span ({@link TurnGuard}) is learnt afresh.
+ * guard's span ({@link TurnGuard}) is learnt afresh; the refused level is {@link ThrottleFeedback}'s ceiling,
+ * which the successor resumes.
  */
 final class ClockMinuteWindow {
 
