@@ -48,9 +48,11 @@ import java.util.function.LongSupplier;
  *       it proves if also b − c < −0.1 × quota (no such bucket takes it either), once settled
  *       throttled → contradiction: trust withdrawn (calls sent before that are the same answer);
  *                   at the {@value #GIVE_UP_AFTER}nd, off for good
- *   trusted, level < 1: a throttle the account explains is no contradiction but the minute full
- *       where the other load left it this minute: the target answers it, at the account's fill
- *       (a sliding window refuses a trusted minute early, its 60 s full, the account nearly empty)
+ *   trusted, level < 1: a throttle of a call sent with account(m) > level × quota / 1.1 (the
+ *       account when it went, not with the calls sent since) is no contradiction but the minute
+ *       full where the other load left it this minute: the target answers it, at the account's
+ *       fill, and a call only the minute sent is booked in headroom's budget (a sliding window
+ *       refuses a trusted minute early, its 60 s full, the account nearly empty: withdrawn)
  *   the turn: after a throttle the account explains in m, minute m + 1 is a probe minute: the
  *       learner acts as if trusted, one call past the sliding bound at a time until one settles
  *       (doubling the spacing only from then), then within any refusal time r at most as many as
@@ -114,8 +116,10 @@ import java.util.function.LongSupplier;
  * and 51 a refusal at a trusted minute's end (the target 0.995 × the level, the edge that minute
  * a little under it) withdrew the trust twice and they stayed at 1.10×; answered by the target
  * at the account's fill instead (the level it sets is then where the minute's account stood, not
- * the 60 s window's), every seed of the ten is within 1.05× (seed 43 606.7 s → 571.7 s, seed 42
- * 1.034× → 1.014×) with fewer throttles (at most 1.007 calls per request). Requiring a decisive call below the
+ * the 60 s window's), every seed of the ten is within 1.05× (seed 43 606.7 s → 571.5 s, seed 42
+ * 1.034× → 1.014×), at most 1.0085 calls per request. A falsely trusted sliding window whose
+ * minutes are all spent from their turns refuses late in them too and keeps the trust; it then
+ * costs throttles, not drain time, and the decisive call below guards the trust's start. Requiring a decisive call below the
  * quota: without it a level set by another refusal (the fill of an RPM-bound window) let a
  * sliding window hold a probe minute, and the quick turn was refused in a clump (sliding
  * {@code rpm-bound-small}, pessimistic deployment: 151 → 270 throttles; with it 133). It does not
@@ -190,6 +194,8 @@ final class ClockMinuteWindow {
     /** The open calls the drainer made itself, with when each started. */
     private final Map<Admission, Long> startedHere = new IdentityHashMap<>();
     private final Map<Admission, Integer> watched = new IdentityHashMap<>();
+    /** The minute's account, as a share of the quota in its fullest dimension, when each watched call went. */
+    private final Map<Admission, Double> accountWhenSent = new IdentityHashMap<>();
     private long throttles;
     /**
      * Per dimension, the most a token bucket of one minute's quota, refilled at the quota per
@@ -427,6 +433,11 @@ final class ClockMinuteWindow {
                 | (minuteHasRoom && neitherTakesIt ? PROVES : 0) | (bunched ? QUICK : 0);
         if (flags != 0) {
             watched.put(admission, flags);
+            double share = 0;
+            for (int i = 0; i < budgets.length; i++) {
+                share = Math.max(share, used[i] / (double) budgets[i].quotaPerMinute());
+            }
+            accountWhenSent.put(admission, share);
         }
         if (minuteOnly && !trusted && minute == probeMinute) {
             probeCalls.put(admission, nowMillis);
@@ -515,7 +526,14 @@ final class ClockMinuteWindow {
         /** The learner's own (only the minute sent it): booked in headroom's budget. */
         LEARNER,
         /** The quick turn's: it falls to twice the even rate; booked in the budget, nothing else. */
-        QUICK_PACE
+        QUICK_PACE,
+        /**
+         * A trusted minute below the quota, full for this pacer: the target answers it at the
+         * minute account's fill ({@link #accountFill}); the trust stays.
+         */
+        FULL_MINUTE,
+        /** The same for a call only the minute sent: booked in headroom's budget too. */
+        FULL_MINUTE_EXTRA
     }
 
     /**
@@ -530,6 +548,7 @@ final class ClockMinuteWindow {
         if (enabled) {
             refusalMillis = Math.max(refusalMillis, Math.min(MAX_REFUSAL_MILLIS, nowMillis - admission.admittedAtMillis()));
         }
+        Double sentAt = accountWhenSent.get(admission);
         Integer flags = unwatch(admission);
         if (explained && !trusted && !off() && (flags == null || (flags & MINUTE_ONLY) == 0)) {
             probeMinute = minute + 1;
@@ -553,11 +572,16 @@ final class ClockMinuteWindow {
         }
         boolean fresh = admission.admittedAtMillis() > withdrawnAt;
         boolean minuteOnly = (flags & MINUTE_ONLY) != 0;
-        if (trusted && explained && refusedLevel.getAsDouble() < 1.0) {
+        double level = refusedLevel.getAsDouble();
+        if (trusted && level < 1.0 && sentAt != null && sentAt > level / DECISIVE) {
             // below the quota the minute is full where the meter refuses, the other load's share
             // varying: a fixed window refuses so late in a minute, a sliding one early (its 60 s
-            // full, the account nearly empty); the target answers, at the account's fill
-            return Answer.NONE;
+            // full, the account nearly empty); the target answers, at the account's fill. Read
+            // where the account stood when the call went, not with the calls sent since.
+            if (minuteOnly) {
+                throttles++;
+            }
+            return minuteOnly ? Answer.FULL_MINUTE_EXTRA : Answer.FULL_MINUTE;
         }
         if (fresh && (minuteOnly || (flags & TELLS_APART) != 0)) {
             trusted = false;
@@ -688,6 +712,7 @@ final class ClockMinuteWindow {
     }
 
     private Integer unwatch(Admission admission) {
+        accountWhenSent.remove(admission);
         return watched.remove(admission);
     }
 

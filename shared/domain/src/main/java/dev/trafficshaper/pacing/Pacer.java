@@ -526,7 +526,9 @@ public final class Pacer {
      * or the bucket model vouched for that started in a bunch is the guard's too
      * ({@link BunchingGuard#explains}): a sub-second refusal says nothing of banking or refunds. A
      * call only the clock minute's account sent is that learner's ({@link ClockMinuteWindow}), which
-     * sends only within headroom's budget.
+     * sends only within headroom's budget; a trusted minute below the quota that the meter found
+     * full is the target's, at the minute account's fill (such a call only the minute sent is booked
+     * in the budget too).
      */
     public void throttled(Admission admission, long nowMillis) {
         boolean vouched = bucket.paysFor(admission) || admission.banked() || bank.trusted();
@@ -543,6 +545,16 @@ public final class Pacer {
         release(admission, nowMillis);
         if (minuteAnswer == ClockMinuteWindow.Answer.QUICK_PACE && !modelPaid) {
             headroom.bookAnsweredThrottle(nowMillis); // the minute answers it: twice the even rate from now on
+            return;
+        }
+        if (!modelPaid && (minuteAnswer == ClockMinuteWindow.Answer.FULL_MINUTE
+                || minuteAnswer == ClockMinuteWindow.Answer.FULL_MINUTE_EXTRA)) {
+            // a trusted minute full for this pacer: where its account stood is where the meter refused
+            if (minuteAnswer == ClockMinuteWindow.Answer.FULL_MINUTE_EXTRA) {
+                headroom.bookThrottle(nowMillis); // an extra call: only the minute's account sent it
+            }
+            catchUp.throttled(nowMillis);
+            feedback.onThrottle(nowMillis, minute.accountFill(budgets, nowMillis));
             return;
         }
         if (modelPaid || minuteAnswer != ClockMinuteWindow.Answer.NONE) {
@@ -565,9 +577,7 @@ public final class Pacer {
         }
         catchUp.throttled(nowMillis); // a throttle the pacer did not expect: spend no faster than evenly
         if (!headroom.throttled(admission.admittedAtMillis(), refusal, nowMillis)) {
-            // a trusted clock minute is the window: where its account stood is where the meter refused
-            double fill = minute.trusted() ? Math.max(minute.accountFill(budgets, nowMillis), 0.0) : windowFill(nowMillis);
-            feedback.onThrottle(nowMillis, fill);
+            feedback.onThrottle(nowMillis, windowFill(nowMillis));
         }
     }
 

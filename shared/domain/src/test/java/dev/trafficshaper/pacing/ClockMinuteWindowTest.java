@@ -101,10 +101,16 @@ class ClockMinuteWindowTest {
         }
         Admission first = admission(0, 60_000);
         early.admitted(first, budgets, call, true, false, 60_000);
+        for (int i = 1; i < 74; i++) { // sent after it, before its refusal came back: not what it met
+            early.admitted(admission(i, 60_000 + i), budgets, call, true, false, 60_000 + i);
+        }
 
-        assertThat(full.throttled(last, budgets, call, 67_500)).as("the account explains it: the target's")
-                .isEqualTo(ClockMinuteWindow.Answer.NONE);
+        assertThat(full.throttled(last, budgets, call, 67_500))
+                .as("the account explains it: the target's, booked in the budget (only the minute sent it)")
+                .isEqualTo(ClockMinuteWindow.Answer.FULL_MINUTE_EXTRA);
+        assertThat(full.accountFill(budgets, 67_500)).as("where the meter refused").isCloseTo(0.74, offset(1e-9));
         assertThat(full.trusted()).isTrue();
+        // the account when it went explains nothing, whatever the calls since added to it
         assertThat(early.throttled(first, budgets, call, 60_100)).isEqualTo(ClockMinuteWindow.Answer.LEARNER);
         assertThat(early.trusted()).isFalse();
     }
