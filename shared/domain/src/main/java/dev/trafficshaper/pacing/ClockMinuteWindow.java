@@ -119,8 +119,8 @@ import java.util.function.LongSupplier;
  * the 60 s window's), every seed of the ten is within 1.05× (seed 43 606.7 s → 571.5 s, seed 42
  * 1.034× → 1.014×), at most 1.0085 calls per request. A falsely trusted sliding window whose
  * minutes are all spent from their turns refuses late in them too and keeps the trust; it then
- * costs throttles, not drain time, and the decisive call below guards the trust's start. Requiring a decisive call below the
- * quota: without it a level set by another refusal (the fill of an RPM-bound window) let a
+ * costs throttles, not drain time, and the decisive call below guards the trust's start.
+ * Requiring a decisive call below the quota: without it a level set by another refusal (the fill of an RPM-bound window) let a
  * sliding window hold a probe minute, and the quick turn was refused in a clump (sliding
  * {@code rpm-bound-small}, pessimistic deployment: 151 → 270 throttles; with it 133). It does not
  * guard against a level gone stale by more than the 10% margin.
@@ -140,8 +140,8 @@ import java.util.function.LongSupplier;
  * probe owed, with what it knows of the calls' length and the refusal time, and whether and when
  * the quick pace was refused ({@link PacerState.ClockMinuteState}: a successor resumed within the
  * refusal's pause waits it out); a probe minute under way is owed to the next minute. The turn
- * guard's span ({@link TurnGuard}) is learnt afresh; the refused level is {@link ThrottleFeedback}'s ceiling,
- * which the successor resumes.
+ * guard's span ({@link TurnGuard}) is learnt afresh; the refused level is
+ * {@link ThrottleFeedback}'s ceiling, which the successor resumes.
  */
 final class ClockMinuteWindow {
 
@@ -353,11 +353,15 @@ final class ClockMinuteWindow {
         if (used == null || Math.floorDiv(nowMillis, MINUTE_MILLIS) != minute) {
             return 0.0;
         }
-        double fill = 0;
+        return accountShare(budgets);
+    }
+
+    private double accountShare(DimensionBudget[] budgets) {
+        double share = 0;
         for (int i = 0; i < budgets.length; i++) {
-            fill = Math.max(fill, used[i] / (double) budgets[i].windowLimit(1.0));
+            share = Math.max(share, used[i] / (double) budgets[i].quotaPerMinute());
         }
-        return fill;
+        return share;
     }
 
     /** Whether the current minute's account takes the call under (target + lift) × quota. */
@@ -433,11 +437,7 @@ final class ClockMinuteWindow {
                 | (minuteHasRoom && neitherTakesIt ? PROVES : 0) | (bunched ? QUICK : 0);
         if (flags != 0) {
             watched.put(admission, flags);
-            double share = 0;
-            for (int i = 0; i < budgets.length; i++) {
-                share = Math.max(share, used[i] / (double) budgets[i].quotaPerMinute());
-            }
-            accountWhenSent.put(admission, share);
+            accountWhenSent.put(admission, accountShare(budgets));
         }
         if (minuteOnly && !trusted && minute == probeMinute) {
             probeCalls.put(admission, nowMillis);
@@ -533,7 +533,12 @@ final class ClockMinuteWindow {
          */
         FULL_MINUTE,
         /** The same for a call only the minute sent: booked in headroom's budget too. */
-        FULL_MINUTE_EXTRA
+        FULL_MINUTE_EXTRA;
+
+        /** Whether the minute was full for this pacer: the target answers. */
+        boolean fullMinute() {
+            return this == FULL_MINUTE || this == FULL_MINUTE_EXTRA;
+        }
     }
 
     /**

@@ -547,8 +547,7 @@ public final class Pacer {
             headroom.bookAnsweredThrottle(nowMillis); // the minute answers it: twice the even rate from now on
             return;
         }
-        if (!modelPaid && (minuteAnswer == ClockMinuteWindow.Answer.FULL_MINUTE
-                || minuteAnswer == ClockMinuteWindow.Answer.FULL_MINUTE_EXTRA)) {
+        if (!modelPaid && minuteAnswer.fullMinute()) {
             // a trusted minute full for this pacer: where its account stood is where the meter refused
             if (minuteAnswer == ClockMinuteWindow.Answer.FULL_MINUTE_EXTRA) {
                 headroom.bookThrottle(nowMillis); // an extra call: only the minute's account sent it

@@ -70,9 +70,7 @@ class ClockMinuteWindowTest {
         ClockMinuteWindow atTheQuota = new ClockMinuteWindow(HEADROOM);
         ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.76);
         for (ClockMinuteWindow learner : List.of(atTheQuota, atTheLevel)) {
-            for (int i = 0; i < 75; i++) { // 75 calls of 6,000: 0.75 of the quota
-                learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
-            }
+            spend(learner, budgets, call, 75); // 75 calls of 6,000: 0.75 of the quota
         }
 
         atTheQuota.throttled(admission(75, 50_000), budgets, call, 50_000);
@@ -515,11 +513,16 @@ class ClockMinuteWindowTest {
     /** A learner whose minute 0 spent its account and took a throttle the account explains: minute 1 is probed. */
     private static ClockMinuteWindow owingAProbe(DimensionBudget[] budgets, long[] call) {
         ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM);
-        for (int i = 0; i < 100; i++) {
-            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
-        }
+        spend(learner, budgets, call, 100);
         learner.throttled(admission(100, 50_000), budgets, call, 50_000);
         return learner;
+    }
+
+    /** Minute 0's account takes {@code calls} calls, one every 100 ms from 1 s, on the sliding window. */
+    private static void spend(ClockMinuteWindow learner, DimensionBudget[] budgets, long[] call, int calls) {
+        for (int i = 0; i < calls; i++) {
+            learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
+        }
     }
 
     private static Admission admission(int i, long atMillis) {
