@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
@@ -63,7 +64,8 @@ import java.util.function.LongSupplier;
  *       (settled, or answered by time; a sliding window takes a held minute below the quota
  *       when the level is low, the refusal that set it not the window's);
  *       a probe minute that sent nothing past the sliding bound (the budget had no room) leaves the
- *       probe owed: the next minute is the probe minute instead
+ *       probe owed: the next minute is the probe minute instead; while the meter is proven to
+ *       bank ({@link RefundingBucket#proven}) no probe minute acts, and an owed one waits
  *   long calls (the last call to settle took over 30 s: a probe call seldom settles in its minute):
  *       a probe call out longer than r went through (answered by time, counted as taken); the
  *       turn then trusts only if one of those was decisive (a sliding window whose minute before
@@ -124,6 +126,12 @@ import java.util.function.LongSupplier;
  * sliding window hold a probe minute, and the quick turn was refused in a clump (sliding
  * {@code rpm-bound-small}, pessimistic deployment: 151 → 270 throttles; with it 133). It does not
  * guard against a level gone stale by more than the 10% margin.
+ *
+ * Why no probe minute under a proven bucket: the refunding bucket's model has seen the meter take a
+ * call that neither a sliding nor a fixed window of the quota takes, so the meter is no fixed
+ * window, and a probe minute after the bucket's refusal only meets the same refusal (token-bucket
+ * {@code background-quarter}: two probe minutes, each withdrawn; at seed 42 564.8 s → 563.6 s and
+ * 48 → 38 throttles without them, no other run of the sweep moved).
  *
  * Why the bucket bound: a refunding token bucket takes a burst past the sliding bound as a fixed
  * window does (a full bucket, refunds coming back), so such an acceptance alone proved nothing and
@@ -236,28 +244,40 @@ final class ClockMinuteWindow {
      */
     private final DoubleSupplier refusedLevel;
 
+    /**
+     * Whether the meter is proven to bank ({@link RefundingBucket#proven}): it took a call that
+     * neither a sliding nor a fixed window of the quota would take, so no probe minute acts.
+     */
+    private final BooleanSupplier meterBanks;
+
     /** A learner that takes every call to need {@link #TURN_GUARD_MILLIS} to reach the meter until the drainer starts it. */
     ClockMinuteWindow(PacerSettings settings) {
-        this(settings, () -> TURN_GUARD_MILLIS, () -> 1.0);
+        this(settings, () -> TURN_GUARD_MILLIS, () -> 1.0, () -> false);
     }
 
     /**
      * {@code dispatchSpan}: how long a dispatched call may take from its admission to the meter;
-     * {@code refusedLevel}: the share of the quota at which the meter last refused the pacer (≤ 1).
+     * {@code refusedLevel}: the share of the quota at which the meter last refused the pacer (≤ 1);
+     * {@code meterBanks}: whether the meter is proven to bank, so that it is no fixed window.
      */
-    ClockMinuteWindow(PacerSettings settings, LongSupplier dispatchSpan, DoubleSupplier refusedLevel) {
+    ClockMinuteWindow(PacerSettings settings, LongSupplier dispatchSpan, DoubleSupplier refusedLevel,
+            BooleanSupplier meterBanks) {
         this.enabled = settings.headroom();
         this.dispatchSpan = dispatchSpan;
         this.refusedLevel = refusedLevel;
+        this.meterBanks = meterBanks;
     }
 
     boolean trusted() {
         return trusted;
     }
 
-    /** Whether the clock minute bounds the window now: trusted, or trying the turn after an explained throttle. */
+    /**
+     * Whether the clock minute bounds the window now: trusted, or trying the turn after an explained
+     * throttle (not while the meter is proven to bank: the probe stays owed).
+     */
     boolean acting(long nowMillis) {
-        return !off() && (trusted || Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute);
+        return !off() && (trusted || Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute && !meterBanks.getAsBoolean());
     }
 
     /** Whether a call sent at {@code atMillis} may reach the meter after the clock minute's turn. */
@@ -267,7 +287,8 @@ final class ClockMinuteWindow {
 
     /** Whether the learner owes a probe its calls cannot answer by settling within the minute. */
     boolean probeOwed(long nowMillis) {
-        return longCalls && !off() && !trusted && probeMinute >= Math.floorDiv(nowMillis, MINUTE_MILLIS);
+        return longCalls && !off() && !trusted && probeMinute >= Math.floorDiv(nowMillis, MINUTE_MILLIS)
+                && !meterBanks.getAsBoolean();
     }
 
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */

@@ -92,7 +92,7 @@ public final class Pacer {
         this.bank = new BankedCapacity(settings);
         this.catchUp = new CatchUp(settings);
         this.bucket = new RefundingBucket(settings, budgets);
-        this.minute = new ClockMinuteWindow(settings, bucket::dispatchSpanMillis, this::refusedLevel);
+        this.minute = new ClockMinuteWindow(settings, bucket::dispatchSpanMillis, this::refusedLevel, bucket::proven);
         for (Lane lane : Lane.values()) {
             tenantsByLane.put(lane, new FairShare<>());
         }

@@ -10,6 +10,7 @@ import dev.trafficshaper.quota.TokenUsage;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class ClockMinuteWindowTest {
@@ -68,7 +69,7 @@ class ClockMinuteWindowTest {
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
         long[] call = {RESERVED};
         ClockMinuteWindow atTheQuota = new ClockMinuteWindow(HEADROOM);
-        ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.76);
+        ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.76, () -> false);
         for (ClockMinuteWindow learner : List.of(atTheQuota, atTheLevel)) {
             spend(learner, budgets, call, 75); // 75 calls of 6,000: 0.75 of the quota
         }
@@ -80,6 +81,33 @@ class ClockMinuteWindowTest {
                 .as("unexplained against the quota: minute 1 is not probed").isEqualTo(70_000);
         assertThat(atTheLevel.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
                 .as("explained against the refused level: minute 1 is probed from its turn").isEqualTo(60_000);
+    }
+
+    @Test
+    void aMeterProvenToBankOpensNoProbeMinute() {
+        // The refunding bucket's model has seen the meter take a call that neither a sliding nor a
+        // fixed window of the quota takes: a throttle the minute's account explains is then the
+        // bucket's, and a probe minute would only be refused by it too.
+        DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
+        long[] call = {RESERVED};
+        AtomicBoolean proven = new AtomicBoolean();
+        ClockMinuteWindow unproven = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 1.0, () -> false);
+        ClockMinuteWindow banking = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 1.0, proven::get);
+        for (ClockMinuteWindow learner : List.of(unproven, banking)) {
+            spend(learner, budgets, call, 95); // 0.95 of the quota: the account explains a refusal
+            learner.throttled(admission(95, 50_000), budgets, call, 50_000);
+        }
+        proven.set(true); // a call sent before the refusal settles: the proof comes after it
+
+        assertThat(unproven.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
+                .as("minute 1 is probed from its turn").isEqualTo(60_000);
+        assertThat(banking.acting(60_000)).isFalse();
+        assertThat(banking.windowFit(budgets, call, 0.95, 70_000, true, 60_000))
+                .as("proven to bank: the sliding fit alone").isEqualTo(70_000);
+        assertThat(banking.windowFit(budgets, call, 0.95, 130_000, true, 120_000))
+                .as("nor in a later minute").isEqualTo(130_000);
+        proven.set(false); // the model's proof contradicted by a throttle: the probe is still owed
+        assertThat(banking.windowFit(budgets, call, 0.95, 190_000, true, 180_000)).isEqualTo(180_000);
     }
 
     @Test
@@ -114,7 +142,7 @@ class ClockMinuteWindowTest {
     }
 
     private static ClockMinuteWindow trustedBelowTheQuota(DimensionBudget[] budgets) {
-        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.75);
+        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.75, () -> false);
         learner.restore(new PacerState.ClockMinuteState(0, true, 0, Map.of(QuotaDimension.TOKENS, 0L)), budgets, 0);
         return learner;
     }
