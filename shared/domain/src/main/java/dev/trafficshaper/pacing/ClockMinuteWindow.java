@@ -277,7 +277,8 @@ final class ClockMinuteWindow {
      * throttle (not while the meter is proven to bank: the probe stays owed).
      */
     boolean acting(long nowMillis) {
-        return !off() && (trusted || Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute && !meterBanks.getAsBoolean());
+        boolean probing = Math.floorDiv(nowMillis, MINUTE_MILLIS) == probeMinute && !meterBanks.getAsBoolean();
+        return !off() && (trusted || probing);
     }
 
     /** Whether a call sent at {@code atMillis} may reach the meter after the clock minute's turn. */
