@@ -181,6 +181,13 @@ final class ClockMinuteWindow {
     /** Sent at the trusted minute's quick pace. */
     private static final int QUICK = 8;
 
+    /** A watched admission: its flags, and the minute's account (share of the quota, fullest dimension) when it went. */
+    private record Watch(int flags, double accountWhenSent) {
+        boolean has(int flag) {
+            return (flags & flag) != 0;
+        }
+    }
+
     private final boolean enabled;
     private int withdrawals;
     private boolean trusted;
@@ -201,9 +208,7 @@ final class ClockMinuteWindow {
     private final TurnGuard inlineGuard = new TurnGuard();
     /** The open calls the drainer made itself, with when each started. */
     private final Map<Admission, Long> startedHere = new IdentityHashMap<>();
-    private final Map<Admission, Integer> watched = new IdentityHashMap<>();
-    /** The minute's account, as a share of the quota in its fullest dimension, when each watched call went. */
-    private final Map<Admission, Double> accountWhenSent = new IdentityHashMap<>();
+    private final Map<Admission, Watch> watched = new IdentityHashMap<>();
     private long throttles;
     /**
      * Per dimension, the most a token bucket of one minute's quota, refilled at the quota per
@@ -352,8 +357,8 @@ final class ClockMinuteWindow {
                 if (answered) {
                     probesTaken++;
                     probeByTime = true;
-                    Integer flags = watched.get(call.getKey());
-                    probeDecisive |= flags != null && (flags & TELLS_APART) != 0;
+                    Watch watch = watched.get(call.getKey());
+                    probeDecisive |= watch != null && watch.has(TELLS_APART);
                 }
                 return answered;
             });
@@ -458,8 +463,7 @@ final class ClockMinuteWindow {
         int flags = (minuteOnly ? MINUTE_ONLY : 0) | (tellsApart ? TELLS_APART : 0)
                 | (minuteHasRoom && neitherTakesIt ? PROVES : 0) | (bunched ? QUICK : 0);
         if (flags != 0) {
-            watched.put(admission, flags);
-            accountWhenSent.put(admission, accountShare(budgets));
+            watched.put(admission, new Watch(flags, accountShare(budgets)));
         }
         if (minuteOnly && !trusted && minute == probeMinute) {
             probeCalls.put(admission, nowMillis);
@@ -502,9 +506,9 @@ final class ClockMinuteWindow {
         if (probe) {
             probesTaken++; // it settled: the meter took it
         }
-        Integer flags = unwatch(admission);
-        probeDecisive |= probe && flags != null && (flags & TELLS_APART) != 0;
-        if (settled && flags != null && (flags & PROVES) != 0 && admission.admittedAtMillis() > withdrawnAt
+        Watch watch = watched.remove(admission);
+        probeDecisive |= probe && watch != null && watch.has(TELLS_APART);
+        if (settled && watch != null && watch.has(PROVES) && admission.admittedAtMillis() > withdrawnAt
                 && !off()) {
             trusted = true;
         }
@@ -575,18 +579,18 @@ final class ClockMinuteWindow {
         if (enabled) {
             refusalMillis = Math.max(refusalMillis, Math.min(MAX_REFUSAL_MILLIS, nowMillis - admission.admittedAtMillis()));
         }
-        Double sentAt = accountWhenSent.get(admission);
-        Integer flags = unwatch(admission);
-        if (explained && !trusted && !off() && (flags == null || (flags & MINUTE_ONLY) == 0)) {
+        Watch watch = watched.remove(admission);
+        if (explained && !trusted && !off() && (watch == null || !watch.has(MINUTE_ONLY))) {
             probeMinute = minute + 1;
         }
-        if (flags == null && predecessorsQuickCall(admission)) {
+        if (watch == null && predecessorsQuickCall(admission)) {
             throttles++; // the predecessor's quick calls met the refusal it handed over
             return Answer.QUICK_PACE;
         }
-        if (flags == null) {
+        if (watch == null) {
             return Answer.NONE;
         }
+        int flags = watch.flags();
         if (answeredByQuickPace(admission, flags, explained)) {
             // the pace, not the account: the calls sent quickly before the answer, and those the
             // sub-second horizon still held the quick calls against, are its answer too
@@ -600,7 +604,7 @@ final class ClockMinuteWindow {
         boolean fresh = admission.admittedAtMillis() > withdrawnAt;
         boolean minuteOnly = (flags & MINUTE_ONLY) != 0;
         double level = refusedLevel.getAsDouble();
-        if (trusted && level < 1.0 && sentAt != null && sentAt > level / DECISIVE) {
+        if (trusted && level < 1.0 && watch.accountWhenSent() > level / DECISIVE) {
             // below the quota the minute is full where the meter refuses, the other load's share
             // varying: a fixed window refuses so late in a minute, a sliding one early (its 60 s
             // full, the account nearly empty); the target answers, at the account's fill. Read
@@ -736,11 +740,6 @@ final class ClockMinuteWindow {
             }
         }
         bucketAt = Math.max(bucketAt, nowMillis);
-    }
-
-    private Integer unwatch(Admission admission) {
-        accountWhenSent.remove(admission);
-        return watched.remove(admission);
     }
 
     private void roll(DimensionBudget[] budgets, long nowMillis) {

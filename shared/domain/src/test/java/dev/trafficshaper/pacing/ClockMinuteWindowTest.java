@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 class ClockMinuteWindowTest {
@@ -69,7 +70,7 @@ class ClockMinuteWindowTest {
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
         long[] call = {RESERVED};
         ClockMinuteWindow atTheQuota = new ClockMinuteWindow(HEADROOM);
-        ClockMinuteWindow atTheLevel = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.76, () -> false);
+        ClockMinuteWindow atTheLevel = atLevel(0.76, () -> false);
         for (ClockMinuteWindow learner : List.of(atTheQuota, atTheLevel)) {
             spend(learner, budgets, call, 75); // 75 calls of 6,000: 0.75 of the quota
         }
@@ -91,8 +92,8 @@ class ClockMinuteWindowTest {
         DimensionBudget[] budgets = {new DimensionBudget(QuotaDimension.TOKENS, QUOTA)};
         long[] call = {RESERVED};
         AtomicBoolean proven = new AtomicBoolean();
-        ClockMinuteWindow unproven = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 1.0, () -> false);
-        ClockMinuteWindow banking = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 1.0, proven::get);
+        ClockMinuteWindow unproven = atLevel(1.0, () -> false);
+        ClockMinuteWindow banking = atLevel(1.0, proven::get);
         for (ClockMinuteWindow learner : List.of(unproven, banking)) {
             spend(learner, budgets, call, 95); // 0.95 of the quota: the account explains a refusal
             learner.throttled(admission(95, 50_000), budgets, call, 50_000);
@@ -142,7 +143,7 @@ class ClockMinuteWindowTest {
     }
 
     private static ClockMinuteWindow trustedBelowTheQuota(DimensionBudget[] budgets) {
-        ClockMinuteWindow learner = new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> 0.75, () -> false);
+        ClockMinuteWindow learner = atLevel(0.75, () -> false);
         learner.restore(new PacerState.ClockMinuteState(0, true, 0, Map.of(QuotaDimension.TOKENS, 0L)), budgets, 0);
         return learner;
     }
@@ -551,6 +552,11 @@ class ClockMinuteWindowTest {
         for (int i = 0; i < calls; i++) {
             learner.admitted(admission(i, 1_000 + i * 100), budgets, call, false, false, 1_000 + i * 100);
         }
+    }
+
+    /** A learner the meter last refused at {@code level} of the quota, proven to bank while {@code meterBanks}. */
+    private static ClockMinuteWindow atLevel(double level, BooleanSupplier meterBanks) {
+        return new ClockMinuteWindow(HEADROOM, () -> TurnGuard.DEFAULT_MILLIS, () -> level, meterBanks);
     }
 
     private static Admission admission(int i, long atMillis) {
