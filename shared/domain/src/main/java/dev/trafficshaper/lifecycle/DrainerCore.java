@@ -79,6 +79,7 @@ public final class DrainerCore {
     private final PacerHandoff handoff;
     private final DrainSettings settings;
     private final long stopByMillis;
+    private final long startedAtMillis;
 
     private final Map<String, QueueItem> heads = new LinkedHashMap<>();
     /** The heads as candidates, per lane and tenant in the pacer's order: only the first of each is offered. */
@@ -141,6 +142,7 @@ public final class DrainerCore {
         this.handoff = handoff;
         this.settings = settings;
         this.stopByMillis = stopByMillis;
+        this.startedAtMillis = nowMillis;
         this.headsLimit = settings.headsPerLane();
         this.nextRenew = nowMillis + settings.leaseMillis() / 3;
         this.nextHeads = nowMillis;
@@ -178,13 +180,21 @@ public final class DrainerCore {
         return settledCount;
     }
 
+    /**
+     * When admitting stops: the window's end, or just before a clock minute's turn while the pacer
+     * spends each turn at once ({@link DrainWindow#beforeTurn}).
+     */
+    private long stopBy() {
+        return pacer.spendsTurnsQuickly() ? DrainWindow.beforeTurn(stopByMillis, startedAtMillis) : stopByMillis;
+    }
+
     /** What to do at {@code nowMillis}. Never returns a {@link DrainStep.Sleep} that ends at or before now. */
     public DrainStep next(long nowMillis) {
         if (leaseLost) {
             // Written ADMITTED under the lease: send them rather than strand them.
             return dueNow(Long.MAX_VALUE).orElse(new DrainStep.Stop("lease lost"));
         }
-        if (nowMillis >= stopByMillis) {
+        if (nowMillis >= stopBy()) {
             timeUp = true;
         }
         if (!timeUp && nowMillis >= nextRenew) {
@@ -619,7 +629,7 @@ public final class DrainerCore {
             nextPacerMillis = Long.MAX_VALUE;
             return batch;
         }
-        long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopByMillis - 1);
+        long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopBy() - 1);
         long at = pacerTime(nowMillis);
         int limit = settings.admitBatch();
         if (outage) {
@@ -673,7 +683,7 @@ public final class DrainerCore {
     }
 
     private long wakeAt() {
-        long wake = Math.min(nextRenew, stopByMillis);
+        long wake = Math.min(nextRenew, stopBy());
         if (!candidates.isEmpty()) {
             wake = Math.min(wake, nextPacerMillis);
         }

@@ -81,8 +81,10 @@ import java.util.function.LongSupplier;
  *              episode, which adds its own 1×), so a minute's quota takes at least 30 s: never a clump
  *   quick turn (trusted, outside a bank's episode): the spacing charges at {@value #QUICK_RAMP_MULTIPLE}
  *              × for {@value #QUICK_RAMP_MILLIS} ms from the minute's first quick call, then at
- *              {@value #QUICK_MULTIPLE} ×; a throttle of a quick call is the pace's (a sub-second
- *              limit), not the account's: the trust stays, the minute waits
+ *              {@value #QUICK_MULTIPLE} ×; once a trusted minute's quick calls went unrefused, at
+ *              twice the share of the quota the densest second of them showed, at most
+ *              {@value QuickPace#MOST} ×, no ramp ({@link QuickPace}); a throttle of a quick call is
+ *              the pace's (a sub-second limit), not the account's: the trust stays, the minute waits
  *              {@value #QUICK_ECHO_MILLIS} ms, and from then on (and for a successor) spends at
  *              {@value #RATE_MULTIPLE} ×; throttles of calls sent quickly (the minute's first
  *              excepted: it waited for the turn) that the account does not explain, or of calls the
@@ -239,9 +241,11 @@ final class ClockMinuteWindow {
     private long quickRefusedAt = Long.MIN_VALUE;
     /** The clock minute of the latest quick call, and when that minute's first quick call went. */
     private long quickMinute = Long.MIN_VALUE;
+    private long quickFrom;
+    /** The pace the trusted minute's turn goes at, raised where the meter took it. */
+    private final QuickPace quickPace = new QuickPace();
     /** When this learner resumed a predecessor's state ({@code Long.MIN_VALUE}: it did not). */
     private long resumedAt = Long.MIN_VALUE;
-    private long quickFrom;
     /**
      * The share of the quota at which the meter last refused the pacer's own load (1 before any
      * refusal): where its window is full for this pacer, load it cannot see taking the rest. Read
@@ -295,6 +299,11 @@ final class ClockMinuteWindow {
     boolean probeOwed(long nowMillis) {
         return longCalls && !off() && !trusted && probeMinute >= Math.floorDiv(nowMillis, MINUTE_MILLIS)
                 && !meterBanks.getAsBoolean();
+    }
+
+    /** Whether a trusted minute is spent at the quick pace from its turn (never refused there). */
+    boolean quickTurn() {
+        return trusted && !quickRefused && !off();
     }
 
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
@@ -383,12 +392,17 @@ final class ClockMinuteWindow {
         return accountShare(budgets);
     }
 
-    private double accountShare(DimensionBudget[] budgets) {
+    /** A call's share of the quota, in its fullest dimension. */
+    private static double share(DimensionBudget[] budgets, long[] amounts) {
         double share = 0;
         for (int i = 0; i < budgets.length; i++) {
-            share = Math.max(share, used[i] / (double) budgets[i].quotaPerMinute());
+            share = Math.max(share, (double) amounts[i] / budgets[i].quotaPerMinute());
         }
         return share;
+    }
+
+    private double accountShare(DimensionBudget[] budgets) {
+        return share(budgets, used);
     }
 
     /** Whether the current minute's account takes the call under (target + lift) × quota. */
@@ -407,7 +421,8 @@ final class ClockMinuteWindow {
      * The multiple of the target rate the spacing charges at: 1 unless the minute spends outside a
      * bank's episode; {@value #RATE_MULTIPLE} in a probe minute, or once the quick pace was refused;
      * trusted, {@value #QUICK_MULTIPLE} ({@value #QUICK_RAMP_MULTIPLE} within
-     * {@value #QUICK_RAMP_MILLIS} ms of the minute's first quick call).
+     * {@value #QUICK_RAMP_MILLIS} ms of the minute's first quick call), or the pace a quick turn the
+     * meter took raised it to ({@link QuickPace}).
      */
     double spacingMultiple(boolean banking, long nowMillis) {
         boolean spends = trusted || (acting(nowMillis) && probesTaken > 0); // a probe minute once its first call went
@@ -416,6 +431,9 @@ final class ClockMinuteWindow {
         }
         if (!trusted || quickRefused) {
             return RATE_MULTIPLE;
+        }
+        if (quickPace.shown()) {
+            return quickPace.pace();
         }
         boolean ramping = quickMinute != Math.floorDiv(nowMillis, MINUTE_MILLIS) || nowMillis - quickFrom < QUICK_RAMP_MILLIS;
         return ramping ? QUICK_RAMP_MULTIPLE : QUICK_MULTIPLE;
@@ -435,6 +453,9 @@ final class ClockMinuteWindow {
         if (quick && quickMinute != minute) {
             quickMinute = minute;
             quickFrom = nowMillis;
+        }
+        if (quick) {
+            quickPace.sent(nowMillis, share(budgets, amounts));
         }
         refill(budgets, nowMillis);
         // its way is not known yet: the dispatched way's span
@@ -674,7 +695,7 @@ final class ClockMinuteWindow {
                 ? PacerState.NEVER : probeMinute * MINUTE_MILLIS;
         return new PacerState.ClockMinuteState(withdrawals, trusted, start, account, probe, longCalls,
                 refusalMillis, withdrawnAt == Long.MIN_VALUE ? PacerState.NEVER : withdrawnAt, quickRefused,
-                quickRefusedAt == Long.MIN_VALUE ? PacerState.NEVER : quickRefusedAt);
+                quickRefusedAt == Long.MIN_VALUE ? PacerState.NEVER : quickRefusedAt, quickPace.pace());
     }
 
     /** Continues from a predecessor's state; a strict pacer ignores it. */
@@ -687,6 +708,7 @@ final class ClockMinuteWindow {
         withdrawnAt = state.withdrawnAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.withdrawnAtMillis();
         longCalls = state.longCalls();
         quickRefused = state.quickRefused();
+        quickPace.restore(state.quickPace());
         resumedAt = nowMillis;
         // the refusal's pause and echo go on in the successor (its own calls in them are the same answer)
         quickRefusedAt = state.quickRefusedAtMillis() == PacerState.NEVER ? Long.MIN_VALUE : state.quickRefusedAtMillis();
@@ -758,6 +780,7 @@ final class ClockMinuteWindow {
             } else if (probeMinute >= minute && probeMinute < current && !probeSent && !trusted && !off()) {
                 probeMinute = current; // nothing went past the sliding bound (no budget): the probe is still owed
             }
+            quickPace.minuteEnded((minute + 1) * MINUTE_MILLIS, refusalMillis, quickTurn());
             probeSent = false;
             probeByTime = false;
             probeDecisive = false;

@@ -665,6 +665,16 @@ public final class Pacer {
         return headroom.probeThrottles() + bucket.throttles() + minute.throttles();
     }
 
+    /**
+     * Whether each trusted clock minute is spent from its turn at the quick pace
+     * ({@link ClockMinuteWindow}): most of a minute's calls are then open in the seconds after each
+     * turn, more than a hand-off carries, so the drainer hands off before a turn rather than just
+     * after it ({@code DrainWindow.beforeTurn}).
+     */
+    public boolean spendsTurnsQuickly() {
+        return minute.quickTurn();
+    }
+
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
     public double normalizedCost(TokenUsage expected) {
         return normalize(Charge.reservation(quota, reserved(expected)));

@@ -455,10 +455,14 @@ public record PacerState(
      *                          within the sub-second horizon after it pauses as its predecessor would
      *                          have, and takes the refusals of its predecessor's calls sent around it
      *                          for the same answer
+     * @param quickPace         the trusted minute's quick pace, a multiple of the even rate within
+     *                          [{@value ClockMinuteWindow#QUICK_MULTIPLE}, {@value QuickPace#MOST}]
+     *                          ({@link QuickPace}); 0 (an older state) reads as
+     *                          {@value ClockMinuteWindow#QUICK_MULTIPLE}: nothing learnt
      */
     public record ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis,
             Map<QuotaDimension, Long> used, long probeMinuteStartMillis, boolean longCalls, long refusalMillis,
-            long withdrawnAtMillis, boolean quickRefused, long quickRefusedAtMillis) {
+            long withdrawnAtMillis, boolean quickRefused, long quickRefusedAtMillis, double quickPace) {
 
         public static final ClockMinuteState NONE = new ClockMinuteState(0, false, NEVER, Map.of());
 
@@ -472,6 +476,14 @@ public record PacerState(
                 long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis) {
             this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
                     withdrawnAtMillis, false, NEVER);
+        }
+
+        /** A learner whose quick pace was not raised. */
+        public ClockMinuteState(int withdrawals, boolean trusted, long minuteStartMillis, Map<QuotaDimension, Long> used,
+                long probeMinuteStartMillis, boolean longCalls, long refusalMillis, long withdrawnAtMillis,
+                boolean quickRefused, long quickRefusedAtMillis) {
+            this(withdrawals, trusted, minuteStartMillis, used, probeMinuteStartMillis, longCalls, refusalMillis,
+                    withdrawnAtMillis, quickRefused, quickRefusedAtMillis, ClockMinuteWindow.QUICK_MULTIPLE);
         }
 
         public ClockMinuteState {
@@ -489,6 +501,13 @@ public record PacerState(
             }
             if (refusalMillis < 0) {
                 throw new IllegalArgumentException("refusalMillis must not be negative, was " + refusalMillis);
+            }
+            if (quickPace == 0) {
+                quickPace = ClockMinuteWindow.QUICK_MULTIPLE; // an older state: nothing learnt
+            }
+            if (!(quickPace >= ClockMinuteWindow.QUICK_MULTIPLE && quickPace <= QuickPace.MOST)) {
+                throw new IllegalArgumentException("quickPace must be within [" + ClockMinuteWindow.QUICK_MULTIPLE + ", "
+                        + QuickPace.MOST + "], was " + quickPace);
             }
             if (quickRefusedAtMillis == 0 || !quickRefused) {
                 quickRefusedAtMillis = NEVER; // an older state, or nothing refused: no time to pause from

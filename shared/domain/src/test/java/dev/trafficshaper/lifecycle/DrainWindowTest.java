@@ -65,6 +65,21 @@ class DrainWindowTest {
     }
 
     @Test
+    void aHandOffWithinTenSecondsAfterATurnMovesTwoAndAHalfSecondsBeforeIt() {
+        long turn = START + 40_000; // START is 20 s into a clock minute
+
+        assertThat(DrainWindow.beforeTurn(turn + 3_000, START)).isEqualTo(turn - 2_500);
+        assertThat(DrainWindow.beforeTurn(turn - 2_000, START)).as("within the lead before it").isEqualTo(turn - 2_500);
+        assertThat(DrainWindow.beforeTurn(turn + 9_999, START)).isEqualTo(turn - 2_500);
+        assertThat(DrainWindow.beforeTurn(turn + 10_000, START)).as("the turn's calls have mostly ended")
+                .isEqualTo(turn + 10_000);
+        assertThat(DrainWindow.beforeTurn(turn - 2_501, START)).isEqualTo(turn - 2_501);
+        assertThat(DrainWindow.beforeTurn(turn + 3_000, turn - 2_500)).as("not before the drainer started")
+                .isEqualTo(turn + 3_000);
+        assertThat(DrainWindow.beforeTurn(Long.MAX_VALUE, START)).as("no time limit").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void withoutATimeLimitEveryCallFits() {
         DrainWindow window = DrainWindow.until(Long.MAX_VALUE);
 

@@ -9,6 +9,7 @@ import dev.trafficshaper.model.ModelConfig;
 import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.pacing.PacerSettings;
+import dev.trafficshaper.pacing.PacerState;
 import dev.trafficshaper.queue.AdmitResult;
 import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
@@ -175,6 +176,36 @@ class DrainerCoreTest {
 
         assertThat(limited.next(T0 + 20)).isInstanceOf(DrainStep.Dispatch.class);
         assertThat(limited.next(T0 + 20)).isEqualTo(new DrainStep.Stop("time limit"));
+    }
+
+    @Test
+    void aDrainerWhosePacerSpendsEachTurnQuicklyHandsOffJustBeforeTheTurnRatherThanJustAfterIt() {
+        // T0 is 20 s into a clock minute: the turn is at T0 + 40 s, the window's end 3 s after it
+        long turn = T0 + 40_000;
+        long stopBy = turn + 3_000;
+        PacerSettings headroom = model.pacer().toBuilder().headroom(true).build();
+        Pacer trusted = Pacer.resume(model.quota(), headroom,
+                trustingTheClockMinute(Pacer.create(model.quota(), headroom).export(T0)), T0);
+        assertThat(trusted.spendsTurnsQuickly()).isTrue();
+        DrainerCore quick = DrainerCore.start(model, trusted, PacerHandoff.fresh(), DrainSettings.defaults(), stopBy, T0);
+        DrainerCore even = DrainerCore.start(model, Pacer.create(model.quota(), headroom), PacerHandoff.fresh(),
+                DrainSettings.defaults(), stopBy, T0);
+
+        assertThat(quick.next(turn - DrainWindow.TURN_LEAD_MILLIS - 1)).isNotEqualTo(new DrainStep.Stop("time limit"));
+        assertThat(quick.next(turn - DrainWindow.TURN_LEAD_MILLIS)).as("2.5 s before the turn")
+                .isEqualTo(new DrainStep.Stop("time limit"));
+        assertThat(even.next(turn - DrainWindow.TURN_LEAD_MILLIS)).as("a pacer spending evenly keeps the window's end")
+                .isNotEqualTo(new DrainStep.Stop("time limit"));
+        assertThat(even.next(stopBy)).isEqualTo(new DrainStep.Stop("time limit"));
+    }
+
+    /** {@code state} with the clock-minute learner trusting a fixed window, its quick pace never refused. */
+    private static PacerState trustingTheClockMinute(PacerState state) {
+        return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),
+                state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
+                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
+                state.headroomBudget(), state.inputScale(), state.bank(), state.openCalls(),
+                new PacerState.ClockMinuteState(0, true, PacerState.NEVER, Map.of()));
     }
 
     @Test

@@ -202,6 +202,12 @@ class StoredPacerHandoffTest {
         ((ObjectNode) refused.get("clockMinute")).remove("quickRefusedAtMillis");
         assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefusedAtMillis())
                 .as("an older state: refused at a time not known").isEqualTo(PacerState.NEVER);
+        ((ObjectNode) refused.get("clockMinute")).put("quickPace", 32.0);
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickPace())
+                .as("a raised quick pace travels").isEqualTo(32.0);
+        ((ObjectNode) refused.get("clockMinute")).remove("quickPace");
+        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickPace())
+                .as("an older state: the first quick pace").isEqualTo(16.0);
         assertThat(handoff.resume(MODEL_WITH_HEADROOM, Optional.of(status(older.toString(), now)), now)
                 .export(now, List.of()).bank().bucketModel().level()).as("an empty model, counted from the resume")
                 .containsEntry(QuotaDimension.TOKENS, 0L);

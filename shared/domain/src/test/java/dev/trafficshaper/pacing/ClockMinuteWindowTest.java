@@ -276,6 +276,29 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void aQuickTurnTheMeterTookIsSpentFasterAtTheNextTurnAndASuccessorKeepsThePace() {
+        Pacer pacer = pacer(HEADROOM);
+
+        List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, new MeteredRun.FixedWindow(QUOTA), 1_200, RESERVED, ACTUAL,
+                LATENCY, 50_000, 1_500_000);
+
+        // the first trusted turn (180 s) ramps at four times the even rate, then sixteen times; the
+        // meter took it, so the turn from 240 s goes at twice what its densest second showed
+        long firstTurn = MeteredRun.accepted(sent, 180_000, 180_500);
+        long nextTurn = MeteredRun.accepted(sent, 240_000, 240_500);
+        assertThat(nextTurn).as("the next turn's first 500 ms against the first's (%d)", firstTurn)
+                .isGreaterThanOrEqualTo(2 * firstTurn);
+        assertThat(sent).as("never refused").noneMatch(s -> s.throttled() && s.atMillis() >= 120_000);
+        PacerState handedOver = pacer.export(900_000);
+        assertThat(handedOver.clockMinute().quickPace()).as("raised, at most to the cap")
+                .isGreaterThan(ClockMinuteWindow.QUICK_MULTIPLE).isLessThanOrEqualTo(QuickPace.MOST);
+
+        Pacer successor = Pacer.resume(pacer.quota(), HEADROOM, handedOver, 900_000);
+        assertThat(successor.minuteWindow().spacingMultiple(false, 900_000)).as("a successor goes on at it, no ramp")
+                .isEqualTo(handedOver.clockMinute().quickPace());
+    }
+
+    @Test
     void aSubSecondLimitRefusesTheQuickPaceOnceAndTheTrustedMinuteGoesOnAtTwiceTheEvenRate() {
         Pacer pacer = pacer(HEADROOM);
 
@@ -287,6 +310,8 @@ class ClockMinuteWindowTest {
         assertThat(pacer.minuteWindow().trusted()).as("the pace was refused, not the account").isTrue();
         assertThat(pacer.export(900_000).clockMinute().withdrawals()).as("never withdrawn").isZero();
         assertThat(pacer.export(900_000).clockMinute().quickRefused()).isTrue();
+        assertThat(pacer.export(900_000).clockMinute().quickPace()).as("refused before a minute showed a pace")
+                .isEqualTo(ClockMinuteWindow.QUICK_MULTIPLE);
         // the bank's throttle at 38 s makes the minute from 60 s a probe minute, trusted from 120 s
         long firstQuickRefusal = sent.stream().filter(s -> s.throttled() && s.atMillis() >= 120_000)
                 .mapToLong(MeteredRun.Sent::atMillis).min().orElseThrow();
