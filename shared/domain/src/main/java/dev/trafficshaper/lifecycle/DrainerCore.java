@@ -244,7 +244,7 @@ public final class DrainerCore {
         if (heads.isEmpty() && lastReadEmpty && inFlight.isEmpty() && due.isEmpty() && retries.isEmpty()) {
             return new DrainStep.Stop("idle");
         }
-        return new DrainStep.Sleep(Math.max(nowMillis + 1, wakeAt()));
+        return new DrainStep.Sleep(Math.max(nowMillis + 1, wakeAt(nowMillis)));
     }
 
     /**
@@ -682,8 +682,13 @@ public final class DrainerCore {
         return offers;
     }
 
-    private long wakeAt() {
+    private long wakeAt(long nowMillis) {
         long wake = Math.min(nextRenew, stopBy());
+        if (!inFlight.isEmpty() && pacer.spendsTurnsQuickly()) {
+            // a last look before the turn: a call that ended late in the minute refunds it, and
+            // the poll's phase would leave up to half a second of such refunds to the next turn
+            wake = Math.min(wake, pacer.lookBeforeTurn(nowMillis));
+        }
         if (!candidates.isEmpty()) {
             wake = Math.min(wake, nextPacerMillis);
         }

@@ -306,6 +306,17 @@ final class ClockMinuteWindow {
         return trusted && !quickRefused && !off();
     }
 
+    /**
+     * The first moment after {@code nowMillis} that is the last before a turn at which a call the
+     * drainer starts itself counts in the minute it leaves only: the turn less the inline way's
+     * guard ({@link TurnGuard}), less a millisecond.
+     */
+    long lookBeforeTurn(long nowMillis) {
+        long turn = (Math.floorDiv(nowMillis, MINUTE_MILLIS) + 1) * MINUTE_MILLIS;
+        long look = turn - inlineGuard.millis() - 1;
+        return look > nowMillis ? look : look + MINUTE_MILLIS;
+    }
+
     /** Whether the learner has given up: the meter is not a fixed clock-minute window. */
     boolean off() {
         return !enabled || withdrawals >= GIVE_UP_AFTER;

@@ -675,6 +675,17 @@ public final class Pacer {
         return minute.quickTurn();
     }
 
+    /**
+     * When a drainer whose pacer spends turns quickly looks once more before the next clock
+     * minute's turn, after {@code nowMillis}: the last moment a call it starts itself counts in the
+     * minute it leaves only ({@link ClockMinuteWindow#lookBeforeTurn}). Where calls outlive the
+     * minute, a trusted minute re-spends the refunds of the calls that end within it; learnt at the
+     * drainer's 500 ms poll alone, those of its last half second wait for the next turn.
+     */
+    public long lookBeforeTurn(long nowMillis) {
+        return minute.lookBeforeTurn(nowMillis);
+    }
+
     /** A request's cost as a share of one minute of its most constrained quota dimension. */
     public double normalizedCost(TokenUsage expected) {
         return normalize(Charge.reservation(quota, reserved(expected)));

@@ -199,6 +199,45 @@ class DrainerCoreTest {
         assertThat(even.next(stopBy)).isEqualTo(new DrainStep.Stop("time limit"));
     }
 
+    @Test
+    void withACallOutADrainerWhosePacerSpendsEachTurnQuicklyLooksOnceMoreJustBeforeTheTurn() {
+        long turn = T0 + 40_000; // T0 is 20 s into a clock minute
+        PacerSettings headroom = model.pacer().toBuilder().headroom(true).build();
+        Pacer trusted = Pacer.resume(model.quota(), headroom,
+                trustingTheClockMinute(Pacer.create(model.quota(), headroom).export(T0)), T0);
+        DrainerCore quick = DrainerCore.start(model, trusted, PacerHandoff.fresh(), DrainSettings.defaults(),
+                Long.MAX_VALUE, T0);
+        DrainStep.Admit admit = firstAdmit(quick, queue(1));
+        quick.admitted(new AdmitResult(admit.items(), List.of()), T0);
+        assertThat(quick.next(T0)).isEqualTo(new DrainStep.Dispatch(List.of("r00")));
+        quick.dispatchedInline("r00", T0); // a call in the drainer: its end is reported, not polled
+
+        List<Long> wakes = new ArrayList<>();
+        long now = T0;
+        while (now < turn) {
+            DrainStep step = quick.next(now);
+            if (step instanceof DrainStep.Sleep sleep) {
+                now = sleep.untilMillis();
+                wakes.add(now);
+            } else if (step instanceof DrainStep.Poll) {
+                quick.polled(Map.of(), now);
+            } else if (step instanceof DrainStep.RenewLease) {
+                quick.leaseRenewed(now);
+            } else if (step instanceof DrainStep.ReadHeads) {
+                quick.headsRead(new QueueHeads(List.of(), List.of()), now);
+            } else if (step instanceof DrainStep.Publish) {
+                quick.published(now);
+            } else if (step instanceof DrainStep.CountDepth) {
+                quick.depthCounted(0, now);
+            } else {
+                throw new AssertionError("unexpected " + step);
+            }
+        }
+        assertThat(wakes).as("awake at the last moment a call it starts counts in the old minute only (2 s guard)")
+                .contains(turn - 2_001);
+        assertThat(trusted.lookBeforeTurn(T0)).isEqualTo(turn - 2_001);
+    }
+
     /** {@code state} with the clock-minute learner trusting a fixed window, its quick pace never refused. */
     private static PacerState trustingTheClockMinute(PacerState state) {
         return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),

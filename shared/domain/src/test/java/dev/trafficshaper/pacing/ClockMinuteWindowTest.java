@@ -477,6 +477,23 @@ class ClockMinuteWindowTest {
     }
 
     @Test
+    void theLastLookBeforeATurnIsJustOutsideTheSpanInWhichTheDrainersOwnCallsMayReachTheNextMinute() {
+        Pacer pacer = pacer(HEADROOM);
+
+        assertThat(pacer.lookBeforeTurn(10_000)).as("2 s until a lag is known").isEqualTo(57_999L);
+        assertThat(pacer.lookBeforeTurn(57_999)).as("past it: the next minute's").isEqualTo(117_999L);
+
+        Admission first = admitAt(pacer, 0, 10_000);
+        pacer.started(first, 10_000);
+        pacer.reached(first, 10_050, 13_000); // there 50 ms after its start
+        assertThat(pacer.lookBeforeTurn(13_000)).as("the lag seen and the margin: 300 ms").isEqualTo(59_699L);
+        Admission atTheLook = admitAt(pacer, 1, 59_699);
+        pacer.started(atTheLook, 59_699);
+        assertThat(pacer.export(60_000).clockMinute().used()).as("a call started then is the old minute's alone")
+                .doesNotContainKey(QuotaDimension.TOKENS);
+    }
+
+    @Test
     void dispatchedCallsSeenToStartAtOnceNarrowTheGuardForCallsWhoseWayIsNotKnown() {
         Pacer pacer = pacer(HEADROOM);
         Admission first = admitAt(pacer, 0, 10_000);
