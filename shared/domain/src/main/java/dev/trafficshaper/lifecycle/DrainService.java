@@ -113,6 +113,7 @@ public final class DrainService {
     /** Drains {@code modelKey} within {@code window}; returns at once when another drainer holds the lease. */
     public Report drain(String modelKey, String owner, DrainWindow window) throws InterruptedException {
         long stopByMillis = window.stopByMillis();
+        long admittingSince = clock.nowMillis();
         ModelConfig model = catalog.require(modelKey);
         Session session = null;
         String stopped;
@@ -134,7 +135,7 @@ public final class DrainService {
                 backoff = session.backoffState(now);
             }
             session = new Session(model, attempt.lease(), pacer, backoff, session, window);
-            stopped = session.run(stopByMillis);
+            stopped = session.run(stopByMillis, admittingSince);
             if (!stopped.equals("idle") || !hasWork(modelKey, clock.nowMillis())) {
                 break;
             }
@@ -210,10 +211,10 @@ public final class DrainService {
             return carriedSettled + (core == null ? 0 : core.settledCount());
         }
 
-        String run(long stopByMillis) throws InterruptedException {
+        String run(long stopByMillis, long admittingSince) throws InterruptedException {
             Lease held = lease;
             long started = clock.nowMillis();
-            core = DrainerCore.start(model, pacer, handoff, settings, stopByMillis, started);
+            core = DrainerCore.start(model, pacer, handoff, settings, stopByMillis, admittingSince, started);
             core.resumeBackoff(carriedBackoff, started);
             // A new holder may follow one that crashed: sweep at once, then every period.
             long nextSweep = clock.nowMillis();

@@ -17,6 +17,8 @@ import dev.trafficshaper.model.ModelConfig;
  *   a call starting at t fits  ⇔  t + timeout(deadline, t) ≤ callsEndBy
  *                                  (timeout = deadline − t, within [1 s, 10 min]: InvocationService.callTimeout)
  *   stopBy     = callsEndBy − longestCall                   longestCall = min(10 min, the model's maxDeadline)
+ *   while the pacer spends each clock minute's turn at once (the drainer asks at each step):
+ *   stopBy'    = turn − 2.5 s  if  turn − 2.5 s ≤ stopBy < turn + 10 s  and  turn − 2.5 s > the drainer's start
  * </pre>
  *
  * so every call admitted before the handoff fits, whatever its deadline. A Lambda's 15 minutes
@@ -27,7 +29,9 @@ import dev.trafficshaper.model.ModelConfig;
  * admitting would be left), the drainer keeps the asynchronous handoff time and each call that does
  * not fit goes the asynchronous way.
  *
- * <p>Load states: <b>admitting</b> (before {@code stopBy}: calls that fit run inline);
+ * The last line keeps a hand-off out of a quick turn's seconds ({@link #beforeTurn}).
+ *
+ * <p>Load states: <b>admitting</b> (before {@code stopBy}, or {@code stopBy'}: calls that fit run inline);
  * <b>finishing</b> (after the handoff: no new calls, the started ones end by {@code callsEndBy}).
  *
  * @param stopByMillis     the drainer stops admitting, releases its lease and wakes a successor

@@ -79,7 +79,8 @@ public final class DrainerCore {
     private final PacerHandoff handoff;
     private final DrainSettings settings;
     private final long stopByMillis;
-    private final long startedAtMillis;
+    /** When the drainer (its invocation, not this lease's session) started admitting. */
+    private final long admittingSinceMillis;
 
     private final Map<String, QueueItem> heads = new LinkedHashMap<>();
     /** The heads as candidates, per lane and tenant in the pacer's order: only the first of each is offered. */
@@ -136,13 +137,13 @@ public final class DrainerCore {
     private int settledCount;
 
     private DrainerCore(ModelConfig model, Pacer pacer, PacerHandoff handoff, DrainSettings settings,
-                        long stopByMillis, long nowMillis) {
+                        long stopByMillis, long admittingSinceMillis, long nowMillis) {
         this.model = model;
         this.pacer = pacer;
         this.handoff = handoff;
         this.settings = settings;
         this.stopByMillis = stopByMillis;
-        this.startedAtMillis = nowMillis;
+        this.admittingSinceMillis = admittingSinceMillis;
         this.headsLimit = settings.headsPerLane();
         this.nextRenew = nowMillis + settings.leaseMillis() / 3;
         this.nextHeads = nowMillis;
@@ -157,7 +158,17 @@ public final class DrainerCore {
     /** A core that has just acquired the lease at {@code nowMillis}, to drain until {@code stopByMillis}. */
     public static DrainerCore start(ModelConfig model, Pacer pacer, PacerHandoff handoff, DrainSettings settings,
                                     long stopByMillis, long nowMillis) {
-        return new DrainerCore(model, pacer, handoff, settings, stopByMillis, nowMillis);
+        return start(model, pacer, handoff, settings, stopByMillis, nowMillis, nowMillis);
+    }
+
+    /**
+     * The same, for a drainer that has been admitting since {@code admittingSinceMillis} (an
+     * invocation whose lease lapsed while idle, and was taken again): a hand-off moved before a
+     * turn ({@link DrainWindow#beforeTurn}) is never moved before that.
+     */
+    public static DrainerCore start(ModelConfig model, Pacer pacer, PacerHandoff handoff, DrainSettings settings,
+                                    long stopByMillis, long admittingSinceMillis, long nowMillis) {
+        return new DrainerCore(model, pacer, handoff, settings, stopByMillis, admittingSinceMillis, nowMillis);
     }
 
     public Pacer pacer() {
@@ -184,8 +195,9 @@ public final class DrainerCore {
      * When admitting stops: the window's end, or just before a clock minute's turn while the pacer
      * spends each turn at once ({@link DrainWindow#beforeTurn}).
      */
-    private long stopBy() {
-        return pacer.spendsTurnsQuickly() ? DrainWindow.beforeTurn(stopByMillis, startedAtMillis) : stopByMillis;
+    private long stopBy(long nowMillis) {
+        return pacer.spendsTurnsQuickly(nowMillis) ? DrainWindow.beforeTurn(stopByMillis, admittingSinceMillis)
+                : stopByMillis;
     }
 
     /** What to do at {@code nowMillis}. Never returns a {@link DrainStep.Sleep} that ends at or before now. */
@@ -194,7 +206,7 @@ public final class DrainerCore {
             // Written ADMITTED under the lease: send them rather than strand them.
             return dueNow(Long.MAX_VALUE).orElse(new DrainStep.Stop("lease lost"));
         }
-        if (nowMillis >= stopBy()) {
+        if (nowMillis >= stopBy(nowMillis)) {
             timeUp = true;
         }
         if (!timeUp && nowMillis >= nextRenew) {
@@ -629,7 +641,7 @@ public final class DrainerCore {
             nextPacerMillis = Long.MAX_VALUE;
             return batch;
         }
-        long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopBy() - 1);
+        long horizon = Math.min(nowMillis + settings.admitLookaheadMillis(), stopBy(nowMillis) - 1);
         long at = pacerTime(nowMillis);
         int limit = settings.admitBatch();
         if (outage) {
@@ -683,10 +695,11 @@ public final class DrainerCore {
     }
 
     private long wakeAt(long nowMillis) {
-        long wake = Math.min(nextRenew, stopBy());
-        if (!inFlight.isEmpty() && pacer.spendsTurnsQuickly()) {
-            // a last look before the turn: a call that ended late in the minute refunds it, and
-            // the poll's phase would leave up to half a second of such refunds to the next turn
+        long wake = Math.min(nextRenew, stopBy(nowMillis));
+        if (!calledInline.isEmpty() && pacer.spendsTurnsQuickly(nowMillis)) {
+            // a last look before the turn: a call run here that ended late in the minute refunds
+            // it, and the poll's phase would leave up to half a second of such refunds to the next
+            // turn (a dispatched call's end is learnt by the poll alone)
             wake = Math.min(wake, pacer.lookBeforeTurn(nowMillis));
         }
         if (!candidates.isEmpty()) {

@@ -83,7 +83,7 @@ import java.util.function.LongSupplier;
  *              × for {@value #QUICK_RAMP_MILLIS} ms from the minute's first quick call, then at
  *              {@value #QUICK_MULTIPLE} ×; once a trusted minute's quick calls went unrefused, at
  *              twice the share of the quota the densest second of them showed, at most
- *              {@value QuickPace#MOST} ×, no ramp ({@link QuickPace}); a throttle of a quick call is
+ *              {@value QuickPace#MOST_MULTIPLE} ×, no ramp ({@link QuickPace}); a throttle of a quick call is
  *              the pace's (a sub-second limit), not the account's: the trust stays, the minute waits
  *              {@value #QUICK_ECHO_MILLIS} ms, and from then on (and for a successor) spends at
  *              {@value #RATE_MULTIPLE} ×; throttles of calls sent quickly (the minute's first
@@ -611,6 +611,9 @@ final class ClockMinuteWindow {
         if (enabled) {
             refusalMillis = Math.max(refusalMillis, Math.min(MAX_REFUSAL_MILLIS, nowMillis - admission.admittedAtMillis()));
         }
+        if (Math.floorDiv(admission.admittedAtMillis(), MINUTE_MILLIS) == minute) {
+            quickPace.refused(); // a minute with a refused call shows no pace
+        }
         Watch watch = watched.remove(admission);
         if (explained && !trusted && !off() && (watch == null || !watch.has(MINUTE_ONLY))) {
             probeMinute = minute + 1;
@@ -656,6 +659,7 @@ final class ClockMinuteWindow {
             probesTaken = 0;
             withdrawals++;
             withdrawnAt = nowMillis;
+            quickPace.withdrawn();
         }
         if (minuteOnly) {
             throttles++;

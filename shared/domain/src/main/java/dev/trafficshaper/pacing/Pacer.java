@@ -666,13 +666,14 @@ public final class Pacer {
     }
 
     /**
-     * Whether each trusted clock minute is spent from its turn at the quick pace
-     * ({@link ClockMinuteWindow}): most of a minute's calls are then open in the seconds after each
-     * turn, more than a hand-off carries, so the drainer hands off before a turn rather than just
-     * after it ({@code DrainWindow.beforeTurn}).
+     * Whether a trusted clock minute is spent from its turn at the quick pace now
+     * ({@link ClockMinuteWindow}; not while {@link BunchingGuard} holds a sub-second limit off, nor in
+     * a bank's episode): most of a minute's calls are then open in the seconds after each turn, more
+     * than a hand-off carries, so the drainer hands off before a turn rather than just after it
+     * ({@code DrainWindow.beforeTurn}).
      */
-    public boolean spendsTurnsQuickly() {
-        return minute.quickTurn();
+    public boolean spendsTurnsQuickly(long nowMillis) {
+        return minute.quickTurn() && !bunching.guarding(nowMillis) && !bank.banking(nowMillis);
     }
 
     /**

@@ -456,7 +456,7 @@ public record PacerState(
      *                          have, and takes the refusals of its predecessor's calls sent around it
      *                          for the same answer
      * @param quickPace         the trusted minute's quick pace, a multiple of the even rate within
-     *                          [{@value ClockMinuteWindow#QUICK_MULTIPLE}, {@value QuickPace#MOST}]
+     *                          [{@value ClockMinuteWindow#QUICK_MULTIPLE}, {@value QuickPace#MOST_MULTIPLE}]
      *                          ({@link QuickPace}); 0 (an older state) reads as
      *                          {@value ClockMinuteWindow#QUICK_MULTIPLE}: nothing learnt
      */
@@ -505,9 +505,9 @@ public record PacerState(
             if (quickPace == 0) {
                 quickPace = ClockMinuteWindow.QUICK_MULTIPLE; // an older state: nothing learnt
             }
-            if (!(quickPace >= ClockMinuteWindow.QUICK_MULTIPLE && quickPace <= QuickPace.MOST)) {
+            if (!(quickPace >= ClockMinuteWindow.QUICK_MULTIPLE && quickPace <= QuickPace.MOST_MULTIPLE)) {
                 throw new IllegalArgumentException("quickPace must be within [" + ClockMinuteWindow.QUICK_MULTIPLE + ", "
-                        + QuickPace.MOST + "], was " + quickPace);
+                        + QuickPace.MOST_MULTIPLE + "], was " + quickPace);
             }
             if (quickRefusedAtMillis == 0 || !quickRefused) {
                 quickRefusedAtMillis = NEVER; // an older state, or nothing refused: no time to pause from

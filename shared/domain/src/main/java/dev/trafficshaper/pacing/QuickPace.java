@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * The pace a trusted clock minute's turn is spent at ({@link ClockMinuteWindow}'s quick turn), raised
- * to twice what the meter was shown to take within a sub-second horizon, unrefused.
+ * to twice the share of the quota the meter was shown to take within a sub-second horizon, unrefused.
  *
  * <p>Why: a fixed window's minute is best spent in one clump at its turn, as the oracle does. Where
  * calls outlive the minute only those that settle before the next turn are refunded, so each second
@@ -18,16 +18,21 @@ import java.util.Arrays;
  *   shown     = the most the minute's quick calls reserved within any {@value BunchingGuard#HORIZON_MILLIS} ms
  *               (share of the quota, fullest dimension), of calls sent at least the refusal time
  *               before the minute's end (their answers are in)
- *   at a trusted minute's end, the quick pace never refused:
- *       pace ← min({@value #MOST}, max(pace, 2 × shown × 60 000 / {@value BunchingGuard#HORIZON_MILLIS}))
- *   pace above {@value ClockMinuteWindow#QUICK_MULTIPLE}: no ramp (the meter took the ramp's pace)
+ *   at the end of a minute that was trusted throughout, with no call of it refused:
+ *       pace ← min({@value #MOST_MULTIPLE}, max(pace, 2 × shown × 60 000 / {@value BunchingGuard#HORIZON_MILLIS}))
+ *   the trust withdrawn: pace ← {@value ClockMinuteWindow#QUICK_MULTIPLE}
  * </pre>
  *
- * So each turn sends at most twice the share within a horizon that the meter took from the pacer
- * before: the multiplicative probe headroom makes, applied to the pace. A meter refusing the raised
- * pace sets the quick pace's refusal ({@link ClockMinuteWindow}): twice the even rate from then on,
- * as for a refusal at the first pace. At {@value #MOST} × the even rate a minute's quota goes in
- * under a second; a faster pace gains nothing the drainer could send.
+ * The pace is a multiple of the even rate (the target's share of the quota a minute), so each turn
+ * reserves within a horizon at most twice the share the meter took from the pacer before, exactly
+ * twice at a target of 1: the multiplicative probe headroom makes, applied to the pace. A meter
+ * refusing the raised pace sets the quick pace's refusal ({@link ClockMinuteWindow}): twice the even
+ * rate from then on, as for a refusal at the first pace. At {@value #MOST_MULTIPLE} × the even rate a
+ * minute's quota goes in under a second; a faster pace gains nothing the drainer could send.
+ *
+ * <p>Load states: <b>first</b> ({@value ClockMinuteWindow#QUICK_MULTIPLE} ×, after the ramp);
+ * <b>raised</b> (above it, no ramp: the meter took a quick turn); <b>capped</b>
+ * ({@value #MOST_MULTIPLE} ×). A refused quick pace is {@link ClockMinuteWindow}'s state, not this one's.
  *
  * <p>Measured ({@code simulate --all --strict}, production defaults, with the drainer handing off
  * before a quick turn rather than just after it, {@code DrainWindow.beforeTurn}): at seed 42 every
@@ -48,13 +53,15 @@ import java.util.Arrays;
  */
 final class QuickPace {
 
-    static final double MOST = 64.0;
+    static final double MOST_MULTIPLE = 64.0;
 
     private double pace = ClockMinuteWindow.QUICK_MULTIPLE;
     /** The current minute's quick calls, in the order sent: when, and their share of the quota. */
     private long[] sentAt = new long[64];
     private double[] shares = new double[64];
     private int count;
+    /** Whether a call of the current minute was refused, or the trust withdrawn in it. */
+    private boolean refused;
 
     /** The pace a trusted minute's turn is spent at, as a multiple of the even rate. */
     double pace() {
@@ -77,17 +84,30 @@ final class QuickPace {
         count++;
     }
 
+    /** The meter refused a call of the current minute: it shows no pace. */
+    void refused() {
+        refused = true;
+    }
+
+    /** The meter contradicted the trust: the pace starts over, and the current minute shows nothing. */
+    void withdrawn() {
+        pace = ClockMinuteWindow.QUICK_MULTIPLE;
+        refused = true;
+    }
+
     /**
-     * The minute ending at {@code endMillis} is over: if it was trusted and its quick pace never
-     * refused, the pace rises to twice what its answered calls showed; the next minute starts afresh.
+     * The minute ending at {@code endMillis} is over: if it was trusted ({@code trusted}) and none of
+     * its calls refused, the pace rises to twice what its answered calls showed; the next minute
+     * starts afresh.
      */
-    void minuteEnded(long endMillis, long refusalMillis, boolean unrefused) {
-        if (unrefused) {
+    void minuteEnded(long endMillis, long refusalMillis, boolean trusted) {
+        if (trusted && !refused) {
             double shown = densest(endMillis - refusalMillis);
-            pace = Math.min(MOST, Math.max(pace, 2 * shown * ClockMinuteWindow.MINUTE_MILLIS
+            pace = Math.min(MOST_MULTIPLE, Math.max(pace, 2 * shown * ClockMinuteWindow.MINUTE_MILLIS
                     / BunchingGuard.HORIZON_MILLIS));
         }
         count = 0;
+        refused = false;
     }
 
     /** The most the calls sent before {@code answeredBefore} reserved within any horizon. */
@@ -105,9 +125,10 @@ final class QuickPace {
         return most;
     }
 
-    /** A predecessor's pace (within [{@value ClockMinuteWindow#QUICK_MULTIPLE}, {@value #MOST}], as its state holds it). */
+    /** A predecessor's pace (within [{@value ClockMinuteWindow#QUICK_MULTIPLE}, {@value #MOST_MULTIPLE}], as its state holds it). */
     void restore(double handedOver) {
         pace = handedOver;
         count = 0;
+        refused = false;
     }
 }

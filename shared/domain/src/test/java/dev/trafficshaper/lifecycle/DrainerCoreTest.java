@@ -186,7 +186,7 @@ class DrainerCoreTest {
         PacerSettings headroom = model.pacer().toBuilder().headroom(true).build();
         Pacer trusted = Pacer.resume(model.quota(), headroom,
                 trustingTheClockMinute(Pacer.create(model.quota(), headroom).export(T0)), T0);
-        assertThat(trusted.spendsTurnsQuickly()).isTrue();
+        assertThat(trusted.spendsTurnsQuickly(T0)).isTrue();
         DrainerCore quick = DrainerCore.start(model, trusted, PacerHandoff.fresh(), DrainSettings.defaults(), stopBy, T0);
         DrainerCore even = DrainerCore.start(model, Pacer.create(model.quota(), headroom), PacerHandoff.fresh(),
                 DrainSettings.defaults(), stopBy, T0);
@@ -197,11 +197,21 @@ class DrainerCoreTest {
         assertThat(even.next(turn - DrainWindow.TURN_LEAD_MILLIS)).as("a pacer spending evenly keeps the window's end")
                 .isNotEqualTo(new DrainStep.Stop("time limit"));
         assertThat(even.next(stopBy)).isEqualTo(new DrainStep.Stop("time limit"));
+
+        DrainerCore retaken = DrainerCore.start(model, trusted, PacerHandoff.fresh(), DrainSettings.defaults(), stopBy,
+                T0, turn - 1_000);
+        assertThat(retaken.next(turn - 1_000)).as("a lease taken again after idle, admitting since T0: stops at once")
+                .isEqualTo(new DrainStep.Stop("time limit"));
+        DrainerCore late = DrainerCore.start(model, trusted, PacerHandoff.fresh(), DrainSettings.defaults(), stopBy,
+                turn - 1_000, turn - 1_000);
+        assertThat(late.next(turn - 1_000)).as("one admitting only since after the moved time keeps the window's end")
+                .isNotEqualTo(new DrainStep.Stop("time limit"));
     }
 
     @Test
-    void withACallOutADrainerWhosePacerSpendsEachTurnQuicklyLooksOnceMoreJustBeforeTheTurn() {
+    void withACallOfItsOwnOutADrainerWhosePacerSpendsEachTurnQuicklyWakesJustBeforeTheTurnGuardsSpan() {
         long turn = T0 + 40_000; // T0 is 20 s into a clock minute
+        long nextTurn = turn + 60_000;
         PacerSettings headroom = model.pacer().toBuilder().headroom(true).build();
         Pacer trusted = Pacer.resume(model.quota(), headroom,
                 trustingTheClockMinute(Pacer.create(model.quota(), headroom).export(T0)), T0);
@@ -214,7 +224,7 @@ class DrainerCoreTest {
 
         List<Long> wakes = new ArrayList<>();
         long now = T0;
-        while (now < turn) {
+        while (now < nextTurn) {
             DrainStep step = quick.next(now);
             if (step instanceof DrainStep.Sleep sleep) {
                 now = sleep.untilMillis();
@@ -233,9 +243,10 @@ class DrainerCoreTest {
                 throw new AssertionError("unexpected " + step);
             }
         }
+        assertThat(wakes).as("in the bank's episode (the minute after idle) the turn is not spent quickly")
+                .doesNotContain(turn - 2_001);
         assertThat(wakes).as("awake at the last moment a call it starts counts in the old minute only (2 s guard)")
-                .contains(turn - 2_001);
-        assertThat(trusted.lookBeforeTurn(T0)).isEqualTo(turn - 2_001);
+                .contains(nextTurn - 2_001);
     }
 
     /** {@code state} with the clock-minute learner trusting a fixed window, its quick pace never refused. */

@@ -157,6 +157,14 @@ class StoredPacerHandoffTest {
                 .forgivenessRefused()).as("an older state: not refused").isFalse();
     }
 
+    /** {@code state} with {@code clockMinute} as its clock-minute learner's. */
+    private static PacerState withClockMinute(PacerState state, PacerState.ClockMinuteState clockMinute) {
+        return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),
+                state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
+                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
+                state.headroomBudget(), state.inputScale(), state.bank(), state.openCalls(), clockMinute);
+    }
+
     /** The published state with {@code section.flag} set to {@code value}, or without it (null: an older state). */
     private static PacerState readWithFlag(String published, String section, String flag, Boolean value)
             throws Exception {
@@ -202,9 +210,13 @@ class StoredPacerHandoffTest {
         ((ObjectNode) refused.get("clockMinute")).remove("quickRefusedAtMillis");
         assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefusedAtMillis())
                 .as("an older state: refused at a time not known").isEqualTo(PacerState.NEVER);
-        ((ObjectNode) refused.get("clockMinute")).put("quickPace", 32.0);
-        assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickPace())
-                .as("a raised quick pace travels").isEqualTo(32.0);
+        PacerState.ClockMinuteState m = exported.clockMinute();
+        Pacer raised = Pacer.resume(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer(), withClockMinute(exported,
+                new PacerState.ClockMinuteState(m.withdrawals(), true, m.minuteStartMillis(), m.used(),
+                        m.probeMinuteStartMillis(), m.longCalls(), m.refusalMillis(), m.withdrawnAtMillis(), false,
+                        PacerState.NEVER, 32.0)), now);
+        assertThat(StoredPacerHandoff.read(handoff.export(raised, BackoffState.NONE, List.of(), now)).orElseThrow()
+                .clockMinute().quickPace()).as("a raised quick pace travels").isEqualTo(32.0);
         ((ObjectNode) refused.get("clockMinute")).remove("quickPace");
         assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickPace())
                 .as("an older state: the first quick pace").isEqualTo(16.0);

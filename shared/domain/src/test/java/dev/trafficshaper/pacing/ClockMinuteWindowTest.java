@@ -280,21 +280,26 @@ class ClockMinuteWindowTest {
         Pacer pacer = pacer(HEADROOM);
 
         List<MeteredRun.Sent> sent = MeteredRun.drain(pacer, new MeteredRun.FixedWindow(QUOTA), 1_200, RESERVED, ACTUAL,
-                LATENCY, 50_000, 1_500_000);
+                LATENCY, 50_000, 241_000);
 
         // the first trusted turn (180 s) ramps at four times the even rate, then sixteen times; the
         // meter took it, so the turn from 240 s goes at twice what its densest second showed
+        assertThat(sent).as("never refused").noneMatch(s -> s.throttled() && s.atMillis() >= 120_000);
+        long densest = 0;
+        for (long from = 180_000; from < 239_000; from += 50) {
+            densest = Math.max(densest, MeteredRun.accepted(sent, from, from + 1_000));
+        }
+        double shown = densest * (double) RESERVED / QUOTA; // at most: a call reserves at most its estimate
+        PacerState handedOver = pacer.export(241_000);
+        assertThat(handedOver.clockMinute().quickPace()).as("raised from 16 to twice the densest second (%d calls)",
+                densest).isGreaterThan(ClockMinuteWindow.QUICK_MULTIPLE).isLessThanOrEqualTo(2 * shown * 60 + 1e-9);
         long firstTurn = MeteredRun.accepted(sent, 180_000, 180_500);
         long nextTurn = MeteredRun.accepted(sent, 240_000, 240_500);
         assertThat(nextTurn).as("the next turn's first 500 ms against the first's (%d)", firstTurn)
                 .isGreaterThanOrEqualTo(2 * firstTurn);
-        assertThat(sent).as("never refused").noneMatch(s -> s.throttled() && s.atMillis() >= 120_000);
-        PacerState handedOver = pacer.export(900_000);
-        assertThat(handedOver.clockMinute().quickPace()).as("raised, at most to the cap")
-                .isGreaterThan(ClockMinuteWindow.QUICK_MULTIPLE).isLessThanOrEqualTo(QuickPace.MOST);
 
-        Pacer successor = Pacer.resume(pacer.quota(), HEADROOM, handedOver, 900_000);
-        assertThat(successor.minuteWindow().spacingMultiple(false, 900_000)).as("a successor goes on at it, no ramp")
+        Pacer successor = Pacer.resume(pacer.quota(), HEADROOM, handedOver, 241_000);
+        assertThat(successor.minuteWindow().spacingMultiple(false, 241_000)).as("a successor goes on at it, no ramp")
                 .isEqualTo(handedOver.clockMinute().quickPace());
     }
 

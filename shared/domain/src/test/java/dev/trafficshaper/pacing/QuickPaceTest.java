@@ -48,6 +48,25 @@ class QuickPaceTest {
     }
 
     @Test
+    void aMinuteWithARefusedCallShowsNothingAndAWithdrawnTrustStartsThePaceOver() {
+        QuickPace pace = new QuickPace();
+        pace.sent(0, 0.3);
+        pace.refused();
+        pace.minuteEnded(MINUTE, REFUSAL, true);
+        assertThat(pace.pace()).as("refused in the minute").isEqualTo(ClockMinuteWindow.QUICK_MULTIPLE);
+
+        pace.sent(MINUTE, 0.3);
+        pace.minuteEnded(2 * MINUTE, REFUSAL, true);
+        assertThat(pace.pace()).isCloseTo(36.0, offset(1e-9));
+
+        pace.sent(2 * MINUTE, 0.5);
+        pace.withdrawn();
+        pace.minuteEnded(3 * MINUTE, REFUSAL, true);
+        assertThat(pace.pace()).as("trusted again by the minute's end, yet withdrawn in it")
+                .isEqualTo(ClockMinuteWindow.QUICK_MULTIPLE);
+    }
+
+    @Test
     void aSparseMinuteNeverLowersThePaceAndAClumpRaisesItOnlyToTheCap() {
         QuickPace pace = new QuickPace();
         pace.sent(MINUTE, 0.2);
@@ -62,6 +81,6 @@ class QuickPaceTest {
             pace.sent(3 * MINUTE + i, 0.005);
         }
         pace.minuteEnded(4 * MINUTE, REFUSAL, true);
-        assertThat(pace.pace()).isEqualTo(QuickPace.MOST);
+        assertThat(pace.pace()).isEqualTo(QuickPace.MOST_MULTIPLE);
     }
 }
