@@ -15,6 +15,7 @@ import dev.trafficshaper.queue.QueueHeads;
 import dev.trafficshaper.queue.QueueItem;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.testing.PacerStates;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -251,11 +252,7 @@ class DrainerCoreTest {
 
     /** {@code state} with the clock-minute learner trusting a fixed window, its quick pace never refused. */
     private static PacerState trustingTheClockMinute(PacerState state) {
-        return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),
-                state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
-                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
-                state.headroomBudget(), state.inputScale(), state.bank(), state.openCalls(),
-                new PacerState.ClockMinuteState(0, true, PacerState.NEVER, Map.of()));
+        return PacerStates.withClockMinute(state, new PacerState.ClockMinuteState(0, true, PacerState.NEVER, Map.of()));
     }
 
     @Test

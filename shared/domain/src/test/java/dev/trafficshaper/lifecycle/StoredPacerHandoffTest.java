@@ -14,6 +14,7 @@ import dev.trafficshaper.pacing.Lane;
 import dev.trafficshaper.pacing.Pacer;
 import dev.trafficshaper.pacing.PacerSettings;
 import dev.trafficshaper.pacing.PacerState;
+import dev.trafficshaper.testing.PacerStates;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -157,14 +158,6 @@ class StoredPacerHandoffTest {
                 .forgivenessRefused()).as("an older state: not refused").isFalse();
     }
 
-    /** {@code state} with {@code clockMinute} as its clock-minute learner's. */
-    private static PacerState withClockMinute(PacerState state, PacerState.ClockMinuteState clockMinute) {
-        return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),
-                state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
-                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
-                state.headroomBudget(), state.inputScale(), state.bank(), state.openCalls(), clockMinute);
-    }
-
     /** The published state with {@code section.flag} set to {@code value}, or without it (null: an older state). */
     private static PacerState readWithFlag(String published, String section, String flag, Boolean value)
             throws Exception {
@@ -211,7 +204,7 @@ class StoredPacerHandoffTest {
         assertThat(StoredPacerHandoff.read(refused.toString()).orElseThrow().clockMinute().quickRefusedAtMillis())
                 .as("an older state: refused at a time not known").isEqualTo(PacerState.NEVER);
         PacerState.ClockMinuteState m = exported.clockMinute();
-        Pacer raised = Pacer.resume(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer(), withClockMinute(exported,
+        Pacer raised = Pacer.resume(MODEL_WITH_HEADROOM.quota(), MODEL_WITH_HEADROOM.pacer(), PacerStates.withClockMinute(exported,
                 new PacerState.ClockMinuteState(m.withdrawals(), true, m.minuteStartMillis(), m.used(),
                         m.probeMinuteStartMillis(), m.longCalls(), m.refusalMillis(), m.withdrawnAtMillis(), false,
                         PacerState.NEVER, 32.0)), now);

@@ -7,6 +7,7 @@ import dev.trafficshaper.quota.Charge;
 import dev.trafficshaper.quota.Quota;
 import dev.trafficshaper.quota.QuotaDimension;
 import dev.trafficshaper.quota.TokenUsage;
+import dev.trafficshaper.testing.PacerStates;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -374,10 +375,7 @@ class ClockMinuteWindowTest {
         PacerState.ClockMinuteState unrefused = new PacerState.ClockMinuteState(m.withdrawals(), m.trusted(),
                 m.minuteStartMillis(), m.used(), m.probeMinuteStartMillis(), m.longCalls(), m.refusalMillis(),
                 m.withdrawnAtMillis());
-        return new PacerState(state.capturedAtMillis(), state.outputBurndown(), state.dimensions(), state.target(),
-                state.lastThrottleAtMillis(), state.lastAdmissionAtMillis(), state.slowStartAtMillis(),
-                state.tenantNextSlotMicros(), state.outputShare(), state.forgiveness(), state.lift(),
-                state.headroomBudget(), state.inputScale(), state.bank(), state.openCalls(), unrefused);
+        return PacerStates.withClockMinute(state, unrefused);
     }
 
     @Test
