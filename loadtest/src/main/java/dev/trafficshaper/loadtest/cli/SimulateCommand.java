@@ -83,6 +83,11 @@ final class SimulateCommand implements Callable<Integer> {
                     + " (default: the scenario's).")
     String headroom;
 
+    @Option(names = "--headroom-budget", paramLabel = "SHARE",
+            description = "The most of the calls over any 10 minutes headroom's probes may have refused, in (0, 0.1]"
+                    + " (the production default 0.01; default: the scenario's).")
+    Double headroomBudget;
+
     @Option(names = "--all", description = "Every built-in scenario under each of the three quota models; prints one"
             + " Markdown table per model (default strategies: " + "direct-no-retry, direct-retry-jitter, sdk-adaptive, shaper,"
             + " oracle) and the wall time of each run; writes DIR/<model>/<scenario>/result.json"
@@ -156,6 +161,9 @@ final class SimulateCommand implements Callable<Integer> {
         }
         if (headroom != null) {
             chosen = withHeadroom(chosen, headroom);
+        }
+        if (headroomBudget != null) {
+            chosen = withHeadroomBudget(chosen, headroomBudget);
         }
         if (burstAllowance != null || throttledChargeFactor != null) {
             Leniency l = chosen.leniency();
@@ -281,7 +289,6 @@ final class SimulateCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The scenario with a deployment preset: {@code default} keeps its own, {@code pessimistic} replaces it. */
     /** The scenario with its shaper's headroom switched {@code on} or {@code off}. */
     static Scenario withHeadroom(Scenario scenario, String value) {
         boolean on = switch (value) {
@@ -291,6 +298,13 @@ final class SimulateCommand implements Callable<Integer> {
         };
         return scenario.withShaper(scenario.shaper().toBuilder().headroom(on).build());
     }
+
+    /** The scenario with its shaper's budget of extra calls set to {@code share} of the calls. */
+    static Scenario withHeadroomBudget(Scenario scenario, double share) {
+        return scenario.withShaper(scenario.shaper().toBuilder().headroomBudget(share).build());
+    }
+
+    /** The scenario with a deployment preset: {@code default} keeps its own, {@code pessimistic} replaces it. */
 
     static Scenario withDeployment(Scenario scenario, String preset) {
         return switch (preset) {

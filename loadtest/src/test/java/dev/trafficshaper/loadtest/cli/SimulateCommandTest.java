@@ -22,6 +22,17 @@ class SimulateCommandTest {
     }
 
     @Test
+    void theBudgetOfExtraCallsIsTheProductionDefaultUnlessSet() {
+        assertThat(scenario.shaper().headroomBudget()).isEqualTo(0.01);
+        assertThat(SimulateCommand.withHeadroomBudget(scenario, 0.02).shaper().headroomBudget()).isEqualTo(0.02);
+        assertThat(SimulateCommand.withHeadroomBudget(scenario, 0.02).shaper().headroom()).isTrue();
+        assertThatThrownBy(() -> SimulateCommand.withHeadroomBudget(scenario, 0.5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("(0, 0.1]");
+        assertThat(new CommandLine(new LoadTestCli()).execute("simulate", "--scenario", "seed-burst",
+                "--headroom-budget", "0")).as("refused before anything runs").isEqualTo(2);
+    }
+
+    @Test
     void seedsAreACountAndMoreThanOneOnlyForTheSweep() {
         CommandLine cli = new CommandLine(new LoadTestCli());
 

@@ -32,7 +32,8 @@ public final class ModelCatalog {
     private static final Set<String> MODEL_FIELDS = Set.of("modelId", "backend", "quotas", "maxTokens",
             "maxInputTokens", "targetUtilization", "shards", "defaultDeadlineSeconds", "maxDeadlineSeconds",
             "fallback", "lanes", "tenantCaps", "description", "serviceTiers", "bulkServiceTier", "bodyFormat", "auth",
-            "pathPrefix", "tokenCounting", "media", "headroom", "headroomCeiling");
+            "pathPrefix", "tokenCounting", "media", "headroom", "headroomCeiling",
+            "headroomBudget");
     private static final Set<String> MEDIA_FIELDS = Set.of("pixelsPerImageToken", "maxTokensPerImage",
             "tokensPerDocumentPage");
     private static final Set<String> QUOTA_FIELDS = Set.of("tpm", "rpm", "inputTpm", "outputTpm", "outputBurndown");
@@ -146,6 +147,7 @@ public final class ModelCatalog {
         pacer.targetUtilization(f.share("targetUtilization", 0.95));
         pacer.headroom(f.flag("headroom", true));
         pacer.headroomCeiling(f.share("headroomCeiling", 1.0));
+        pacer.headroomBudget(f.share("headroomBudget", 0.01));
         JsonNode lanes = node.get("lanes");
         if (lanes != null) {
             Fields lf = new Fields(lanes, path + ".lanes", problems);

@@ -44,10 +44,11 @@ import java.util.TreeMap;
  *   the same answer: up to {@value #SAME_ANSWER_THROTTLES} more throttles of calls sent before that
  *       back-off count in the budget and change nothing else; past them each backs off again (a
  *       bunch that large says the meter is tighter than one step explains)
- *   budget: throttles over the last 10 minutes stay under 1% of the calls admitted in them;
+ *   budget: throttles over the last 10 minutes stay under b of the calls admitted in them
+ *           (b = {@link PacerSettings#headroomBudget}, 1% by default);
  *           when a throttle would break it, f and l fall to 0 until there is room again, and a
  *           throttle that finds no room is not the probe's (the target answers it), so at every
- *           probe throttle the 10 minutes up to it hold at most 1% of their calls as probe throttles;
+ *           probe throttle the 10 minutes up to it hold at most b of their calls as probe throttles;
  *           {@link RefundingBucket}'s probe throttles are booked in the same budget (f and l stay,
  *           unless one leaves it without room); the bank's ({@link BankedCapacity}) too, and f and l
  *           stay even then: the bank answers its own throttles
@@ -120,6 +121,7 @@ final class Headroom {
     static final double FORGIVENESS_STEP = 1.0 / 8;
     static final double LIFT_STEP = 0.01;
     static final long BUDGET_WINDOW_MILLIS = 600_000;
+    /** The default budget: 1% of the calls ({@link PacerSettings#headroomBudget}). */
     static final double BUDGET_SHARE = 0.01;
     /** Throttles of calls sent before a back-off that it answers too, before each backs off again. */
     static final int SAME_ANSWER_THROTTLES = 2;
@@ -127,6 +129,7 @@ final class Headroom {
     private static final int BUCKETS = (int) (BUDGET_WINDOW_MILLIS / BUCKET_MILLIS);
 
     private final boolean enabled;
+    private final double budgetShare;
     private final double maxLift;
     private double forgiveness;
     private double lift;
@@ -155,6 +158,7 @@ final class Headroom {
 
     Headroom(PacerSettings settings) {
         this.enabled = settings.headroom();
+        this.budgetShare = settings.headroomBudget();
         this.maxLift = Math.max(0.0, settings.headroomCeiling() - settings.targetUtilization());
     }
 
@@ -434,7 +438,7 @@ final class Headroom {
         while (!throttles.isEmpty() && throttles.peekFirst() <= nowMillis - BUDGET_WINDOW_MILLIS) {
             throttles.pollFirst();
         }
-        return throttles.size() + 1 <= BUDGET_SHARE * callsInWindow(nowMillis);
+        return throttles.size() + 1 <= budgetShare * callsInWindow(nowMillis);
     }
 
     private long callsInWindow(long nowMillis) {

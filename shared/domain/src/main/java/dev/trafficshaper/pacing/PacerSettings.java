@@ -22,6 +22,8 @@ import java.util.TreeMap;
  *                           bound ({@link Headroom}; on); off keeps the strict bound exactly
  * @param headroomCeiling    the most of the quota headroom may spend, at least the target (1.0:
  *                           the quota itself, never above)
+ * @param headroomBudget     the most of the calls over any 10 minutes headroom's probes may have
+ *                           refused ({@link Headroom}; 0.01, at most {@value Builder#MOST_HEADROOM_BUDGET})
  */
 public record PacerSettings(
         double targetUtilization,
@@ -35,7 +37,8 @@ public record PacerSettings(
         double minimumTarget,
         double recoveryPerMinute,
         boolean headroom,
-        double headroomCeiling) {
+        double headroomCeiling,
+        double headroomBudget) {
 
     public static PacerSettings defaults() {
         return builder().build();
@@ -58,7 +61,8 @@ public record PacerSettings(
                 .minimumTarget(minimumTarget)
                 .recoveryPerMinute(recoveryPerMinute)
                 .headroom(headroom)
-                .headroomCeiling(headroomCeiling);
+                .headroomCeiling(headroomCeiling)
+                .headroomBudget(headroomBudget);
     }
 
     /** Share of the budget bulk gets while both lanes have work waiting. */
@@ -67,6 +71,12 @@ public record PacerSettings(
     }
 
     public static final class Builder {
+        /**
+         * The largest budget accepted: beyond a tenth of the calls refused, probing costs more
+         * calls than it can win back.
+         */
+        static final double MOST_HEADROOM_BUDGET = 0.1;
+
         private double targetUtilization = 0.95;
         private double interactiveReserve = 0.30;
         private double bulkCap = 0.70;
@@ -79,6 +89,7 @@ public record PacerSettings(
         private double recoveryPerMinute = 0.05;
         private boolean headroom = true;
         private double headroomCeiling = 1.0;
+        private double headroomBudget = 0.01;
 
         private Builder() {
         }
@@ -90,6 +101,11 @@ public record PacerSettings(
 
         public Builder headroomCeiling(double value) {
             this.headroomCeiling = value;
+            return this;
+        }
+
+        public Builder headroomBudget(double value) {
+            this.headroomBudget = value;
             return this;
         }
 
@@ -175,9 +191,14 @@ public record PacerSettings(
                 throw new IllegalArgumentException("headroomCeiling " + headroomCeiling
                         + " must not be below targetUtilization " + targetUtilization);
             }
+            if (!(headroomBudget > 0.0 && headroomBudget <= MOST_HEADROOM_BUDGET)) {
+                throw new IllegalArgumentException("headroomBudget must be a share of the calls in (0, "
+                        + MOST_HEADROOM_BUDGET + "], was " + headroomBudget
+                        + " (for no probe at all, switch headroom off)");
+            }
             return new PacerSettings(targetUtilization, interactiveReserve, bulkCap,
                     Collections.unmodifiableSortedMap(new TreeMap<>(tenantCaps)), idleMillis, slowStartMillis, slowStartFloor,
-                    throttleBackoff, minimumTarget, recoveryPerMinute, headroom, headroomCeiling);
+                    throttleBackoff, minimumTarget, recoveryPerMinute, headroom, headroomCeiling, headroomBudget);
         }
 
         private static void requireShare(String name, double value, boolean zeroAllowed) {

@@ -18,6 +18,7 @@ class ModelCatalogTest {
         assertThat(nova.pacer().targetUtilization()).isEqualTo(0.95);
         assertThat(nova.pacer().headroom()).as("headroom is on unless switched off").isTrue();
         assertThat(nova.pacer().headroomCeiling()).isEqualTo(1.0);
+        assertThat(nova.pacer().headroomBudget()).isEqualTo(0.01);
         assertThat(ModelCatalog.defaults().require("claude-sonnet").quota().outputBurndown()).isEqualTo(5);
     }
 
@@ -30,6 +31,7 @@ class ModelCatalogTest {
                   "quotas": {"tpm": 100, "rpm": 10, "inputTpm": 80, "outputTpm": 20, "outputBurndown": 3},
                   "maxTokens": 50, "maxInputTokens": 60, "targetUtilization": 0.9, "shards": 2,
                   "defaultDeadlineSeconds": 10, "maxDeadlineSeconds": 20, "headroom": false, "headroomCeiling": 0.97,
+                  "headroomBudget": 0.02,
                   "lanes": {"interactiveReserve": 0.2, "bulkCap": 0.6}, "tenantCaps": {"t1": 0.5}}}}
                 """);
 
@@ -39,6 +41,7 @@ class ModelCatalogTest {
         assertThat(m.pacer().bulkShareUnderContention()).isEqualTo(0.6);
         assertThat(m.pacer().headroom()).isFalse();
         assertThat(m.pacer().headroomCeiling()).isEqualTo(0.97);
+        assertThat(m.pacer().headroomBudget()).isEqualTo(0.02);
         assertThat(m.pacer().tenantCaps()).containsEntry("t1", 0.5);
         assertThat(m.shards()).isEqualTo(2);
         assertThat(m.nativeBody()).contains(NativeBody.LLAMA);
@@ -62,6 +65,18 @@ class ModelCatalogTest {
                         "models.m.targetUtilization: must be a number in (0, 1], was 1.5",
                         "models.m.headroom: must be true or false, was \"yes\"")
                         .anyMatch(p -> p.startsWith("models.m.colour: unknown field")));
+    }
+
+    @Test
+    void aHeadroomBudgetAboveATenthOfTheCallsIsRefusedWithItsModel() {
+        assertThatThrownBy(() -> ModelCatalog.parse("""
+                {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "headroomBudget": 0.5}}}
+                """))
+                .isInstanceOfSatisfying(InvalidModelsFileException.class, e -> assertThat(e.problems())
+                        .anyMatch(p -> p.startsWith("models.m: headroomBudget must be a share of the calls in (0, 0.1]")));
+        assertThatThrownBy(() -> ModelCatalog.parse("""
+                {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "headroomBudget": 0}}}
+                """)).hasMessageContaining("models.m.headroomBudget: must be a number in (0, 1], was 0");
     }
 
     @Test

@@ -426,6 +426,25 @@ class HeadroomTest {
         assertThat(headroom.probing()).isFalse();
     }
 
+    /** The budget is the model's setting: 2% of the same 300 calls holds twice the throttles. */
+    @Test
+    void aLargerBudgetHoldsProportionallyMoreProbeThrottles() {
+        for (double budget : new double[] {0.01, 0.02}) {
+            Headroom headroom = withCalls(ON.toBuilder().headroomBudget(budget).build(), 300);
+            headroom.backlogged(true, 0);
+            int throttles = 0;
+            for (long now = 10_000; now < 600_000; now += 10_000) {
+                headroom.backlogged(true, now);
+                if (headroom.probing()) {
+                    headroom.throttled(now + 1);
+                    throttles++;
+                }
+            }
+            assertThat(throttles).as("budget %s of 300 calls", budget).isEqualTo((int) Math.round(budget * 300));
+            assertThat(headroom.budgetAllows(600_000)).isFalse();
+        }
+    }
+
     @Test
     void aThrottleThatFindsTheBudgetsCallsAgedOutIsNotTheProbesAndEndsTheProbe() {
         Headroom headroom = withCalls(ON, 100); // room for exactly one throttle while they count

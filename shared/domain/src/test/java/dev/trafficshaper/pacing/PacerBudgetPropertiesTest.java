@@ -22,7 +22,8 @@ import net.jqwik.api.Provide;
  * that throttles a random share of the calls, with handoffs at random points, every throttle the
  * pacer takes as an extra call (the probe's or the refunding bucket's, see
  * {@link Pacer#budgetedThrottles}) was sent while the 10 minutes before it left room for one more
- * within {@value Headroom#BUDGET_SHARE} of their calls, or finds that room when it comes back. The
+ * within the model's budget of their calls ({@link PacerSettings#headroomBudget}: the default
+ * {@value Headroom#BUDGET_SHARE}, 2% or 5%), or finds that room when it comes back. The
  * pacer decides within the budget; the answers to calls already in flight when the first refusal
  * comes back (a few, at the rate the probe sent them) are counted, not undone. Every other
  * throttle is the target's to answer, or the bank's ({@link BankedCapacity}), whose probe at a
@@ -43,7 +44,7 @@ class PacerBudgetPropertiesTest {
      * the window holds back.
      */
     record Run(List<Burst> bursts, double throttleShare, long seed, int handoffEvery, long calmMillis,
-            boolean longGenerations) {
+            boolean longGenerations, double budget) {
     }
 
     private record Open(long atMillis, Admission admission, boolean throttled) {
@@ -52,7 +53,8 @@ class PacerBudgetPropertiesTest {
     @Property(tries = 60)
     void extraCallsNeverExceedTheBudgetOfTheTenMinutesBeforeThem(@ForAll("runs") Run run) {
         Random random = new Random(run.seed());
-        Pacer pacer = Pacer.create(QUOTA, ON);
+        PacerSettings settings = ON.toBuilder().headroomBudget(run.budget()).build();
+        Pacer pacer = Pacer.create(QUOTA, settings);
         long budgetedBefore = 0;
         List<Long> admissions = new ArrayList<>();
         List<Long> budgeted = new ArrayList<>();
@@ -79,7 +81,7 @@ class PacerBudgetPropertiesTest {
                     open.add(new Open(now + (throttled ? 60 : latency), admit.admission(), throttled));
                     if (admissions.size() % run.handoffEvery() == 0) {
                         budgetedBefore += pacer.budgetedThrottles();
-                        pacer = Pacer.resume(QUOTA, ON, pacer.export(now), now);
+                        pacer = Pacer.resume(QUOTA, settings, pacer.export(now), now);
                     }
                     continue;
                 }
@@ -102,8 +104,8 @@ class PacerBudgetPropertiesTest {
                         budgeted.add(now);
                         long calls = countSince(admissions, now - Headroom.BUDGET_WINDOW_MILLIS);
                         long extra = countSince(budgeted, now - Headroom.BUDGET_WINDOW_MILLIS);
-                        boolean roomWhenSent = extraThen + 1 <= Math.floor(Headroom.BUDGET_SHARE * callsThen);
-                        boolean roomWhenAnswered = extra <= Math.floor(Headroom.BUDGET_SHARE * calls);
+                        boolean roomWhenSent = extraThen + 1 <= Math.floor(run.budget() * callsThen);
+                        boolean roomWhenAnswered = extra <= Math.floor(run.budget() * calls);
                         assertThat(roomWhenSent || roomWhenAnswered)
                                 .as("an extra call answered at %d ms (sent at %d ms: %d extra in %d calls before it;"
                                         + " answered: %d extra in %d calls)", now, sent, extraThen, callsThen, extra, calls)
@@ -137,6 +139,7 @@ class PacerBudgetPropertiesTest {
                 Arbitraries.longs(),
                 Arbitraries.integers().between(20, 2_000),
                 Arbitraries.longs().between(0, 180_000),
-                Arbitraries.of(false, true)).as(Run::new);
+                Arbitraries.of(false, true),
+                Arbitraries.of(Headroom.BUDGET_SHARE, 0.02, 0.05)).as(Run::new);
     }
 }
