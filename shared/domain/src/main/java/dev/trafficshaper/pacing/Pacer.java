@@ -565,9 +565,9 @@ public final class Pacer {
         boolean neededCredit = bank.trusted() && !windowHasRoom(admission.reservation(), false, nowMillis)
                 && (admission.banked() || windowHasRoom(admission.reservation(), true, nowMillis));
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
-            // the bank's probe: not held to headroom's budget (README, "Banked capacity"), but
-            // counted in it, so the probes that are held to it leave room for the bank's throttles
-            headroom.bookAnsweredThrottle(nowMillis);
+            // the bank's probe: outside headroom's budget (README, "Banked capacity"), neither held
+            // to it nor taking its room; the bank answers it by withdrawing its credit, and its
+            // share halves on each withdrawal, so a model's bank is withdrawn at most four times
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)

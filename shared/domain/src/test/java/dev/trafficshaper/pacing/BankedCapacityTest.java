@@ -206,6 +206,10 @@ class BankedCapacityTest {
         assertThat(next).isInstanceOf(Decision.WaitUntil.class);
         assertThat(((Decision.WaitUntil) next).atMillis()).isGreaterThanOrEqualTo(60_000);
         assertThat(pacer.snapshot(now + 20).target()).as("the bank answered it, not the target").isEqualTo(1.0);
+        assertThat(pacer.export(now + 20).headroomBudget().minutes())
+                .as("outside headroom's budget: the probes held to it keep their room")
+                .allSatisfy(minute -> assertThat(minute.throttles()).isZero())
+                .anySatisfy(minute -> assertThat(minute.calls()).isPositive());
     }
 
     /** The meter charges a settled call what it used, so the bank gets the rest back while its episode lasts. */
