@@ -18,6 +18,12 @@ import java.util.Map;
  * bucket); the first throttle that the window would not have let through without that credit
  * withdraws it at once: the bank's calls count in the window again, so the pacer waits for them to
  * age out, exactly as if it had spent the minute evenly, and loses nothing but the throttles.
+ * Those throttles are outside headroom's budget of extra calls ({@link Headroom}): neither held to
+ * it (the probe goes at a burst's first call, when the budget's 10 minutes may hold no calls) nor
+ * taking its room, since b halves on each withdrawal and a model's bank is withdrawn at most four
+ * times; booked there, one refusal held the clock-minute learner's probe back until 200 calls
+ * where a minute holds fewer than 20 (fixed-window {@code long-generations-split-tpm}: 1.106× →
+ * 1.052× the oracle out of it).
  *
  * <pre>
  *   episode: starts at a decision with nothing charged in the last 60 s, if b > 0:

@@ -659,7 +659,7 @@ public final class Pacer {
 
     /**
      * Throttles taken as extra calls within headroom's budget: its probe's, the refunding bucket's
-     * and the clock-minute learner's (the bank's are booked in the budget but not held to it).
+     * and the clock-minute learner's (the bank's are outside it: neither held to it nor booked).
      */
     long budgetedThrottles() {
         return headroom.probeThrottles() + bucket.throttles() + minute.throttles();
