@@ -305,7 +305,6 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     /** The scenario with a deployment preset: {@code default} keeps its own, {@code pessimistic} replaces it. */
-
     static Scenario withDeployment(Scenario scenario, String preset) {
         return switch (preset) {
             case "default" -> scenario;

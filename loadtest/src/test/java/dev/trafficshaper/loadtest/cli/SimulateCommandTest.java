@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
 import dev.trafficshaper.loadtest.scenario.Scenario;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -28,8 +31,23 @@ class SimulateCommandTest {
         assertThat(SimulateCommand.withHeadroomBudget(scenario, 0.02).shaper().headroom()).isTrue();
         assertThatThrownBy(() -> SimulateCommand.withHeadroomBudget(scenario, 0.5))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("(0, 0.1]");
-        assertThat(new CommandLine(new LoadTestCli()).execute("simulate", "--scenario", "seed-burst",
-                "--headroom-budget", "0")).as("refused before anything runs").isEqualTo(2);
+    }
+
+    @Test
+    void anOutOfRangeBudgetOnTheCommandLineIsRefusedWithTheReasonBeforeAnythingRuns() {
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        int exit;
+        try {
+            exit = new CommandLine(new LoadTestCli()).execute("simulate", "--scenario", "seed-burst",
+                    "--headroom-budget", "0");
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(exit).isEqualTo(2);
+        assertThat(captured.toString(StandardCharsets.UTF_8))
+                .contains("headroomBudget must be a share of the calls in (0, 0.1], was 0.0");
     }
 
     @Test

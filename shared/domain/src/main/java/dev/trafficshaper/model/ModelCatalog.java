@@ -147,7 +147,8 @@ public final class ModelCatalog {
         pacer.targetUtilization(f.share("targetUtilization", 0.95));
         pacer.headroom(f.flag("headroom", true));
         pacer.headroomCeiling(f.share("headroomCeiling", 1.0));
-        pacer.headroomBudget(f.share("headroomBudget", 0.01));
+        pacer.headroomBudget(f.share("headroomBudget", PacerSettings.defaults().headroomBudget(),
+                PacerSettings.MOST_HEADROOM_BUDGET));
         JsonNode lanes = node.get("lanes");
         if (lanes != null) {
             Fields lf = new Fields(lanes, path + ".lanes", problems);
@@ -368,12 +369,18 @@ public final class ModelCatalog {
         }
 
         double share(String name, double fallback) {
+            return share(name, fallback, 1.0);
+        }
+
+        /** A share in (0, {@code most}]. */
+        double share(String name, double fallback, double most) {
             JsonNode value = node.get(name);
             if (value == null || value.isNull()) {
                 return fallback;
             }
-            if (!value.isNumber() || value.asDouble() <= 0 || value.asDouble() > 1) {
-                problems.add(path + "." + name + ": must be a number in (0, 1], was " + value);
+            if (!value.isNumber() || value.asDouble() <= 0 || value.asDouble() > most) {
+                problems.add(path + "." + name + ": must be a number in (0, " + (most == 1.0 ? "1" : most) + "], was "
+                        + value);
                 return fallback;
             }
             return value.asDouble();

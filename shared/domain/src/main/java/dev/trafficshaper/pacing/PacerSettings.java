@@ -23,7 +23,9 @@ import java.util.TreeMap;
  * @param headroomCeiling    the most of the quota headroom may spend, at least the target (1.0:
  *                           the quota itself, never above)
  * @param headroomBudget     the most of the calls over any 10 minutes headroom's probes may have
- *                           refused ({@link Headroom}; 0.01, at most {@value Builder#MOST_HEADROOM_BUDGET})
+ *                           refused ({@link Headroom}; 0.01, at most {@value #MOST_HEADROOM_BUDGET});
+ *                           the banked-capacity probe's refusals at a burst's start are outside it
+ *                           ({@link BankedCapacity})
  */
 public record PacerSettings(
         double targetUtilization,
@@ -70,13 +72,13 @@ public record PacerSettings(
         return Math.min(bulkCap, 1.0 - interactiveReserve);
     }
 
-    public static final class Builder {
-        /**
-         * The largest budget accepted: beyond a tenth of the calls refused, probing costs more
-         * calls than it can win back.
-         */
-        static final double MOST_HEADROOM_BUDGET = 0.1;
+    /**
+     * The largest budget of extra calls accepted: beyond a tenth of the calls refused, probing
+     * costs more calls than it can win back.
+     */
+    public static final double MOST_HEADROOM_BUDGET = 0.1;
 
+    public static final class Builder {
         private double targetUtilization = 0.95;
         private double interactiveReserve = 0.30;
         private double bulkCap = 0.70;

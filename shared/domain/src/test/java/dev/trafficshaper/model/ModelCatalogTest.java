@@ -68,15 +68,17 @@ class ModelCatalogTest {
     }
 
     @Test
-    void aHeadroomBudgetAboveATenthOfTheCallsIsRefusedWithItsModel() {
-        assertThatThrownBy(() -> ModelCatalog.parse("""
-                {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "headroomBudget": 0.5}}}
-                """))
-                .isInstanceOfSatisfying(InvalidModelsFileException.class, e -> assertThat(e.problems())
-                        .anyMatch(p -> p.startsWith("models.m: headroomBudget must be a share of the calls in (0, 0.1]")));
-        assertThatThrownBy(() -> ModelCatalog.parse("""
-                {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "headroomBudget": 0}}}
-                """)).hasMessageContaining("models.m.headroomBudget: must be a number in (0, 1], was 0");
+    void aHeadroomBudgetOutsideATenthOfTheCallsIsRefusedWithItsPath() {
+        for (String refused : new String[] {"0.5", "0", "-0.01", "\"1%\""}) {
+            assertThatThrownBy(() -> ModelCatalog.parse("""
+                    {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "headroomBudget": %s}}}
+                    """.formatted(refused)))
+                    .isInstanceOfSatisfying(InvalidModelsFileException.class, e -> assertThat(e.problems())
+                            .containsExactly("models.m.headroomBudget: must be a number in (0, 0.1], was " + refused));
+        }
+        assertThat(ModelCatalog.parse("""
+                {"models": {"m": {"modelId": "x", "quotas": {"tpm": 1}, "headroomBudget": 0.1}}}
+                """).require("m").pacer().headroomBudget()).as("the edge is accepted").isEqualTo(0.1);
     }
 
     @Test

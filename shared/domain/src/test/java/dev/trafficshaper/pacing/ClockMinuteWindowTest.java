@@ -421,7 +421,9 @@ class ClockMinuteWindowTest {
         // long generations: 16,000 reserved, 3,000 used, 61 s a call. No probe call settles within
         // the minute that probes, so the turn is answered by time (a call out longer than a refusal
         // takes to come back went through), and proves once one of those calls went past the
-        // sliding bound while the minute had room
+        // sliding bound while the minute had room; a probe minute none of whose calls past the
+        // bound was decisive leaves the probe owed (here the first probe minute, 120-180 s, tells
+        // nothing: without the owed probe the learner never probed again)
         Pacer fixed = pacer(HEADROOM);
         List<MeteredRun.Sent> learnt = MeteredRun.drain(fixed, new MeteredRun.FixedWindow(QUOTA), 1_200, 16_000,
                 3_000, 61_000, 50_000, 2_400_000);

@@ -23,7 +23,8 @@ import net.jqwik.api.Provide;
  * pacer takes as an extra call (the probe's or the refunding bucket's, see
  * {@link Pacer#budgetedThrottles}) was sent while the 10 minutes before it left room for one more
  * within the model's budget of their calls ({@link PacerSettings#headroomBudget}: the default
- * {@value Headroom#BUDGET_SHARE}, 2% or 5%), or finds that room when it comes back. The
+ * {@value Headroom#BUDGET_SHARE}, 2%, 5% or the largest accepted, 10%), or finds that room when it
+ * comes back. The
  * pacer decides within the budget; the answers to calls already in flight when the first refusal
  * comes back (a few, at the rate the probe sent them) are counted, not undone. Every other
  * throttle is the target's to answer, or the bank's ({@link BankedCapacity}), whose probe at a
@@ -50,7 +51,7 @@ class PacerBudgetPropertiesTest {
     private record Open(long atMillis, Admission admission, boolean throttled) {
     }
 
-    @Property(tries = 60)
+    @Property(tries = 80)
     void extraCallsNeverExceedTheBudgetOfTheTenMinutesBeforeThem(@ForAll("runs") Run run) {
         Random random = new Random(run.seed());
         PacerSettings settings = ON.toBuilder().headroomBudget(run.budget()).build();
@@ -140,6 +141,6 @@ class PacerBudgetPropertiesTest {
                 Arbitraries.integers().between(20, 2_000),
                 Arbitraries.longs().between(0, 180_000),
                 Arbitraries.of(false, true),
-                Arbitraries.of(Headroom.BUDGET_SHARE, 0.02, 0.05)).as(Run::new);
+                Arbitraries.of(Headroom.BUDGET_SHARE, 0.02, 0.05, PacerSettings.MOST_HEADROOM_BUDGET)).as(Run::new);
     }
 }
