@@ -91,7 +91,7 @@ public record PacerSettings(
         private double recoveryPerMinute = 0.05;
         private boolean headroom = true;
         private double headroomCeiling = 1.0;
-        private double headroomBudget = 0.01;
+        private double headroomBudget = Headroom.BUDGET_SHARE;
 
         private Builder() {
         }
