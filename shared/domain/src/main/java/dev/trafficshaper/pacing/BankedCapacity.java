@@ -18,12 +18,13 @@ import java.util.Map;
  * bucket); the first throttle that the window would not have let through without that credit
  * withdraws it at once: the bank's calls count in the window again, so the pacer waits for them to
  * age out, exactly as if it had spent the minute evenly, and loses nothing but the throttles.
- * Those throttles are outside headroom's budget of extra calls ({@link Headroom}): neither held to
- * it (the probe goes at a burst's first call, when the budget's 10 minutes may hold no calls) nor
- * taking its room, since b halves on each withdrawal and a model's bank is withdrawn at most four
- * times; booked there, one refusal held the clock-minute learner's probe back until 200 calls
- * where a minute holds fewer than 20 (fixed-window {@code long-generations-split-tpm}: 1.106× →
- * 1.052× the oracle out of it).
+ * Those throttles are extra calls like headroom's ({@link Headroom}): not held to its budget (the
+ * probe goes at a burst's first call, when the budget's 10 minutes may hold no calls), but booked
+ * in it, so the probes held to it leave room for them and a run's extra calls stay within the
+ * budget's share of its calls. Left out of it, a burst of 300 requests took four throttles (the
+ * bank's and three probes', 1.013 calls per request) for fixed-window
+ * {@code long-generations-split-tpm} at 1.052× the oracle instead of 1.106× (README, "Banked
+ * capacity").
  *
  * <pre>
  *   episode: starts at a decision with nothing charged in the last 60 s, if b > 0:

@@ -63,9 +63,8 @@ import java.util.function.LongSupplier;
  *       if level < 1 only once one of its calls past the bound was decisive and went through
  *       (settled, or answered by time; a sliding window takes a held minute below the quota
  *       when the level is low, the refusal that set it not the window's);
- *       a probe minute that sent nothing past the sliding bound (the budget had no room), or held
- *       answered by time with none of its calls past the bound decisive (long calls, below), leaves
- *       the probe owed: the next minute is the probe minute instead; while the meter is proven to
+ *       a probe minute that sent nothing past the sliding bound (the budget had no room) leaves the
+ *       probe owed: the next minute is the probe minute instead; while the meter is proven to
  *       bank ({@link RefundingBucket#proven}) no probe minute acts, and an owed one waits
  *   long calls (the last call to settle took over 30 s: a probe call seldom settles in its minute):
  *       a probe call out longer than r went through (answered by time, counted as taken); the
@@ -793,11 +792,8 @@ final class ClockMinuteWindow {
             boolean decisiveNeeded = probeByTime || refusedLevel.getAsDouble() < 1.0;
             if (minute == probeMinute && probeHeld && (!decisiveNeeded || probeDecisive) && !off()) {
                 trusted = true; // the turn took a whole minute's account at twice the rate, unthrottled
-            } else if (probeMinute >= minute && probeMinute < current && !trusted && !off()
-                    && (!probeSent || (probeHeld && probeByTime && !probeDecisive))) {
-                // nothing went past the sliding bound (no budget), or, where calls outlive the
-                // minute, nothing that went told the windows apart: the probe is still owed
-                probeMinute = current;
+            } else if (probeMinute >= minute && probeMinute < current && !probeSent && !trusted && !off()) {
+                probeMinute = current; // nothing went past the sliding bound (no budget): the probe is still owed
             }
             quickPace.minuteEnded((minute + 1) * MINUTE_MILLIS, refusalMillis, quickTurn());
             probeSent = false;

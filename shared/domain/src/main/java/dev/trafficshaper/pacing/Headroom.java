@@ -50,8 +50,8 @@ import java.util.TreeMap;
  *           throttle that finds no room is not the probe's (the target answers it), so at every
  *           probe throttle the 10 minutes up to it hold at most b of their calls as probe throttles;
  *           {@link RefundingBucket}'s probe throttles are booked in the same budget (f and l stay,
- *           unless one leaves it without room); the bank's ({@link BankedCapacity}) are outside it:
- *           the bank answers its own throttles, and they take none of the budget's room
+ *           unless one leaves it without room); the bank's ({@link BankedCapacity}) too, and f and l
+ *           stay even then: the bank answers its own throttles
  * </pre>
  *
  * Why the same answer: a meter over its bound refuses the calls in flight together, so one step too
@@ -347,12 +347,14 @@ final class Headroom {
     }
 
     /**
-     * Books a throttle a learner answers itself against the budget: the clock minute's quick pace
+     * Books a throttle a learner answers itself against the budget: the bank's probe
+     * ({@link BankedCapacity}, which withdraws its credit) or the clock minute's quick pace
      * ({@link ClockMinuteWindow}, which falls to twice the even rate). It counts there, so the probes
      * held to the budget leave room for it, but it leaves forgiveness, lift and the step alone even
-     * when it fills the budget: such a throttle says nothing of the room above the target. A probe
-     * throttle that then finds no room still ends the probe ({@link #throttled}). (The bank's
-     * probe, {@link BankedCapacity}, is outside the budget altogether: README, "Banked capacity".)
+     * when it fills the budget: such throttles say nothing of the room above the target, and zeroing
+     * the lift on the bank's cost sliding-window {@code seed-burst} its lift for the rest of the run
+     * (1.104× → 1.096× the oracle kept). A probe throttle that then finds no room still ends the
+     * probe ({@link #throttled}).
      */
     void bookAnsweredThrottle(long nowMillis) {
         if (enabled) {

@@ -565,9 +565,9 @@ public final class Pacer {
         boolean neededCredit = bank.trusted() && !windowHasRoom(admission.reservation(), false, nowMillis)
                 && (admission.banked() || windowHasRoom(admission.reservation(), true, nowMillis));
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
-            // the bank's probe: outside headroom's budget (README, "Banked capacity"), neither held
-            // to it nor taking its room; the bank answers it by withdrawing its credit, and its
-            // share halves on each withdrawal, so a model's bank is withdrawn at most four times
+            // the bank's probe: not held to headroom's budget (README, "Banked capacity"), but
+            // counted in it, so the probes that are held to it leave room for the bank's throttles
+            headroom.bookAnsweredThrottle(nowMillis);
             return;
         }
         if (strictWindowHasRoom(admission.reservation(), nowMillis)
@@ -659,7 +659,7 @@ public final class Pacer {
 
     /**
      * Throttles taken as extra calls within headroom's budget: its probe's, the refunding bucket's
-     * and the clock-minute learner's (the bank's are outside it: neither held to it nor booked).
+     * and the clock-minute learner's (the bank's are booked in the budget but not held to it).
      */
     long budgetedThrottles() {
         return headroom.probeThrottles() + bucket.throttles() + minute.throttles();

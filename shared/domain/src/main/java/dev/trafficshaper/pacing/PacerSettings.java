@@ -24,8 +24,8 @@ import java.util.TreeMap;
  *                           the quota itself, never above)
  * @param headroomBudget     the most of the calls over any 10 minutes headroom's probes may have
  *                           refused ({@link Headroom}; 0.01, at most {@value #MOST_HEADROOM_BUDGET});
- *                           the banked-capacity probe's refusals at a burst's start are outside it
- *                           ({@link BankedCapacity})
+ *                           the banked-capacity probe's refusals at a burst's start are booked in
+ *                           it but not held to it ({@link BankedCapacity})
  */
 public record PacerSettings(
         double targetUtilization,

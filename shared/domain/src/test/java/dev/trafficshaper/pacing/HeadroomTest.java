@@ -383,7 +383,7 @@ class HeadroomTest {
     }
 
     @Test
-    void throttlesALearnerAnswersFillTheBudgetButLeaveWhatWasLearnt() {
+    void theBanksThrottlesFillTheBudgetButLeaveWhatWasLearnt() {
         Headroom headroom = withCalls(ON, 200); // room for 2 throttles in 10 minutes
         headroom.backlogged(false, 0);
         headroom.backlogged(false, 10_000);
@@ -393,7 +393,7 @@ class HeadroomTest {
         headroom.bookAnsweredThrottle(21_000);
         headroom.bookAnsweredThrottle(21_000);
 
-        assertThat(headroom.budgetAllows(21_000)).as("the quick pace's throttles count in the budget").isFalse();
+        assertThat(headroom.budgetAllows(21_000)).as("the bank's throttles count in the budget").isFalse();
         assertThat(headroom.lift()).as("and leave the lift alone").isEqualTo(0.02);
         headroom.bookThrottle(22_000);
         assertThat(headroom.lift()).as("another learner's throttle past the budget ends the probe").isZero();
