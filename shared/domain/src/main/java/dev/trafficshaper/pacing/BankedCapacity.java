@@ -21,8 +21,8 @@ import java.util.Map;
  * Those throttles are extra calls like headroom's ({@link Headroom}): not held to its budget (the
  * probe goes at a burst's first call, when the budget's 10 minutes may hold no calls), but booked
  * in it, so the probes held to it leave room for them and a run's extra calls stay within the
- * budget's share of its calls. Left out of it, a burst of 300 requests took four throttles (the
- * bank's and three probes', 1.013 calls per request) for fixed-window
+ * budget's share of its calls. Left out of it, a burst of 300 requests under the sliding window
+ * took four throttles (1.013 calls per request) for fixed-window
  * {@code long-generations-split-tpm} at 1.052× the oracle instead of 1.106× (README, "Banked
  * capacity").
  *
