@@ -23,7 +23,7 @@ import java.util.Map;
  * in it, so the probes held to it leave room for them and a run's extra calls stay within the
  * budget's share of its calls. Left out of it, a burst of 300 requests under the sliding window
  * took four throttles (1.013 calls per request) for fixed-window
- * {@code long-generations-split-tpm} at 1.052× the oracle instead of 1.106× (README, "Banked
+ * {@code long-generations-split-tpm} at 1.052× the oracle instead of 1.106× (docs/headroom.md, "Banked
  * capacity").
  *
  * <pre>

@@ -85,7 +85,7 @@ import java.util.TreeMap;
  * lift the meter had let through and kept stepping forgiveness first, which the meter refused
  * again: sliding-window {@code over-reservation} sat at 0.953–0.957 of the quota from 50 s to the
  * end (1.052× the oracle, 12 s behind {@code sdk-adaptive}); with forgiveness withdrawn alone,
- * 1.035×, ahead of it (README, "Against the oracle"). Answering every later refusal over the
+ * 1.035×, ahead of it (docs/headroom.md, "What the seed-42 tables say"). Answering every later refusal over the
  * window as the withdrawal's, not only those of calls sent before it, and reading the window
  * without the refused call's own charge, cost sliding-window {@code claude-burndown-overreserved}
  * 0.015–0.025× in four seeds of ten; as it is, 1.056× → 1.050× at seed 42.

@@ -565,7 +565,7 @@ public final class Pacer {
         boolean neededCredit = bank.trusted() && !windowHasRoom(admission.reservation(), false, nowMillis)
                 && (admission.banked() || windowHasRoom(admission.reservation(), true, nowMillis));
         if (bank.throttled(neededCredit, admission.admittedAtMillis(), nowMillis)) {
-            // the bank's probe: not held to headroom's budget (README, "Banked capacity"), but
+            // the bank's probe: not held to headroom's budget (docs/headroom.md, "Banked capacity"), but
             // counted in it, so the probes that are held to it leave room for the bank's throttles
             headroom.bookAnsweredThrottle(nowMillis);
             return;

@@ -28,7 +28,7 @@ import net.jqwik.api.Provide;
  * pacer decides within the budget; the answers to calls already in flight when the first refusal
  * comes back (a few, at the rate the probe sent them) are counted, not undone. Every other
  * throttle is the target's to answer, or the bank's ({@link BankedCapacity}), whose probe at a
- * burst's start is booked in the budget but not held to it (README, "Banked capacity").
+ * burst's start is booked in the budget but not held to it (docs/headroom.md, "Banked capacity").
  */
 class PacerBudgetPropertiesTest {
 
