@@ -2,7 +2,6 @@ package dev.trafficshaper.loadtest.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.trafficshaper.loadtest.scenario.BuiltInScenarios;
 import dev.trafficshaper.loadtest.scenario.Phase;
 import dev.trafficshaper.loadtest.scenario.Scenario;
 import dev.trafficshaper.loadtest.scenario.TokenDistribution;
@@ -12,6 +11,7 @@ import dev.trafficshaper.simulator.provider.Leniency;
 import dev.trafficshaper.simulator.provider.QuotaModel;
 import dev.trafficshaper.simulator.provider.ShortHorizon;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
@@ -20,10 +20,6 @@ class OracleTest {
 
     /** How much sooner than the oracle a strategy may drain by sending in another order. */
     private static final double ORDER_SLACK = 0.001;
-
-    private static Scenario strict(String name, QuotaModel model) {
-        return BuiltInScenarios.find(name).orElseThrow().withQuotaModel(model).withLeniency(Leniency.STRICT);
-    }
 
     /**
      * Every built-in scenario under every meter with strict leniency: the oracle is never throttled,
@@ -36,12 +32,11 @@ class OracleTest {
     @ParameterizedTest
     @EnumSource(QuotaModel.class)
     void theOracleIsNeverThrottledAndNoStrategyThatServesEveryRequestDrainsSooner(QuotaModel model) {
-        for (String name : BuiltInScenarios.names()) {
-            List<StrategyResult> results = Simulation.run(strict(name, model), Strategies.names(), 42);
-            StrategyResult oracle = results.stream().filter(r -> r.strategy().equals(Strategies.ORACLE))
-                    .findFirst().orElseThrow();
+        for (Map.Entry<String, List<StrategyResult>> sweep : SeedSweep.under(model).entrySet()) {
+            List<StrategyResult> results = sweep.getValue();
+            StrategyResult oracle = SeedSweep.of(results, Strategies.ORACLE);
 
-            String run = name + " under " + model;
+            String run = sweep.getKey() + " under " + model;
             assertThat(oracle.throttled()).as(run).isZero();
             assertThat(oracle.succeeded()).as(run).isEqualTo(oracle.requests());
             for (StrategyResult other : results) {
@@ -80,7 +75,7 @@ class OracleTest {
 
     @Test
     void whereRequestsPerMinuteBindTheirUtilizationIsReported() {
-        Scenario rpm = strict("rpm-bound-small", QuotaModel.SLIDING_WINDOW);
+        Scenario rpm = SeedSweep.strict("rpm-bound-small", QuotaModel.SLIDING_WINDOW);
 
         StrategyResult oracle = Simulation.run(rpm, List.of(Strategies.ORACLE), 42).get(0);
 
