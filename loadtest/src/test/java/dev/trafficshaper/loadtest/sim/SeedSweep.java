@@ -12,8 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The sweep behind the README's tables ({@code simulate --all --strict}, seed 42): every built-in
- * scenario under one meter with strict leniency, every strategy, the shaper with the production
- * defaults. Each meter's sweep runs once per test JVM and is shared by the tests that read it, since
+ * scenario under one meter with strict leniency, the shaper with the production defaults, and every
+ * strategy (the tables' five and {@code client-bucket} and {@code window-pacer}; each strategy's run
+ * is its own, so the extra two change none of the five's figures). Each meter's sweep runs once per test JVM and is shared by the tests that read it, since
  * it takes several seconds.
  */
 final class SeedSweep {
